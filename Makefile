@@ -1,0 +1,31 @@
+# The two commands of the README, and a few more. Everything runs from the locked venv.
+VENV ?= .venv
+BIN := $(VENV)/bin
+export PATH := $(abspath $(BIN)):$(PATH)
+export DVC_NO_ANALYTICS := 1
+
+.PHONY: venv repro test test-slow kick bench lock
+
+venv:                 ## create/refresh .venv from requirements/requirements.lock
+	tools/setup-env.sh $(VENV)
+
+repro: venv           ## pull toorPIA's coordinates if the remote answers, then dvc repro
+	-dvc pull --quiet external_embeddings.dvc || echo "dvc pull failed: toorPIA will be reported as unavailable"
+	dvc repro
+	dvc status
+
+test: venv            ## the default test suite (what CI runs)
+	python -m pytest -q
+
+test-slow: venv       ## the slow end-to-end tests only
+	python -m pytest -q -m slow
+
+kick: venv            ## kick-the-tires: the whole pipeline on small data in a throwaway copy
+	tools/kick-the-tires.sh
+
+bench: venv           ## metric-engine and method timings (see benchmarks/README.md)
+	python benchmarks/bench_metrics.py
+	python benchmarks/bench_methods.py
+
+lock:                 ## re-resolve requirements/requirements.lock from requirements.in
+	tools/lock.sh

@@ -1,0 +1,5 @@
+import sys
+
+from drfidelity.cli import main
+
+sys.exit(main())

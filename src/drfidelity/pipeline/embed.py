@@ -1,0 +1,137 @@
+"""Stage ``embed``: every method x seed on one dataset -> ``embeddings/{dataset}/``.
+
+Jobs are independent and single-threaded, so they run side by side in ``params.jobs`` worker
+processes; each result depends only on (method, seed, settings, X), never on the worker or
+the order, so a parallel run is byte-identical to a serial one. A method that cannot run here
+(:class:`~drfidelity.methods.SkipMethod`, e.g. toorPIA without cache and key) is recorded in
+``status.json`` with its reason and the stage goes on; any other error fails the stage after
+the remaining jobs finished, naming the method and seed.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from drfidelity.methods import METHODS, EmbedContext, SkipMethod, embed
+from drfidelity.pipeline.files import dumps_json, write_array_dir
+from drfidelity.pipeline.generate import data_dir
+from drfidelity.pipeline.params import Params
+
+
+@dataclass(frozen=True)
+class Job:
+    method: str
+    seed: int
+    settings: dict
+
+
+def embeddings_dir(root: Path, dataset: str) -> Path:
+    return root / "embeddings" / dataset
+
+
+def plan(params: Params) -> list[Job]:
+    """The method x seed jobs, in params order (stochastic methods get seeds 0..R-1)."""
+    return [Job(name, seed, params.method_params.get(name, {}))
+            for name in params.methods for seed in METHODS[name].seeds(params.seeds)]
+
+
+_worker_X: np.ndarray | None = None
+_worker_context: EmbedContext | None = None
+
+
+def _init_worker(x_path: str, context: EmbedContext) -> None:
+    global _worker_X, _worker_context
+    _worker_X = np.load(x_path, allow_pickle=False)
+    _worker_context = context
+
+
+def _run_job(job: Job) -> tuple[Job, np.ndarray | None, str | None, float]:
+    start = time.perf_counter()
+    try:
+        Y = embed(METHODS[job.method], _worker_X, job.seed, _worker_context, **job.settings)
+        return job, Y, None, time.perf_counter() - start
+    except SkipMethod as skip:
+        return job, None, str(skip), time.perf_counter() - start
+
+
+class Progress:
+    """One line per finished job with count, elapsed time and a naive ETA (CI-log friendly)."""
+
+    def __init__(self, label: str, total: int):
+        self.label, self.total, self.done, self.start = label, total, 0, time.perf_counter()
+
+    def step(self, what: str) -> None:
+        self.done += 1
+        elapsed = time.perf_counter() - self.start
+        eta = elapsed / self.done * (self.total - self.done)
+        print(f"[{self.label}] {self.done}/{self.total} {what} | elapsed {elapsed:.0f}s"
+              f" | ETA {eta:.0f}s", flush=True)
+
+
+def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> None:
+    source = data_dir(root, dataset)
+    fingerprint = json.loads((source / "meta.json").read_text())["fingerprint"]
+    context = EmbedContext(root=root, dataset=dataset, tag=params.tag, fingerprint=fingerprint)
+    todo = plan(params)
+    workers = min(jobs or params.jobs, len(todo))
+    progress = Progress(f"embed {dataset}", len(todo))
+    results, skipped, failures = {}, {}, []
+
+    def collect(job, Y, skip_reason, seconds):
+        if skip_reason is not None:
+            skipped[job.method] = skip_reason
+            progress.step(f"{job.method} seed{job.seed} skipped: {skip_reason}")
+        else:
+            results[(job.method, job.seed)] = Y
+            progress.step(f"{job.method} seed{job.seed} {seconds:.1f}s")
+
+    x_path = str(source / "X.npy")
+    if workers <= 1:
+        _init_worker(x_path, context)
+        for job in todo:
+            try:
+                collect(*_run_job(job))
+            except Exception as exc:  # noqa: BLE001 - reported with method and seed below
+                failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {exc}")
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(x_path, context)) as pool:
+            futures = {pool.submit(_run_job, job): job for job in todo}
+            for future in as_completed(futures):
+                job = futures[future]
+                try:
+                    collect(*future.result())
+                except Exception as exc:  # noqa: BLE001
+                    failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {exc}")
+    if failures:
+        raise RuntimeError(f"embed {dataset}: {len(failures)} job(s) failed:\n  "
+                           + "\n  ".join(failures))
+    status = {}
+    for name in params.methods:
+        if name in skipped:
+            status[name] = {"status": "skipped", "reason": skipped[name]}
+        else:
+            status[name] = {"status": "ok", "seeds": METHODS[name].seeds(params.seeds),
+                            "settings": {**METHODS[name].defaults,
+                                         **params.method_params.get(name, {})}}
+    arrays = {f"{m}/seed{s}": Y for (m, s), Y in sorted(results.items())}
+    write_array_dir(embeddings_dir(root, dataset), arrays, {"status.json": dumps_json(status)})
+
+
+def load(root: Path, dataset: str) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
+    """``status.json`` and the embeddings by method and seed."""
+    base = embeddings_dir(root, dataset)
+    status = json.loads((base / "status.json").read_text())
+    embeddings = {}
+    for name, entry in status.items():
+        if entry["status"] == "ok":
+            embeddings[name] = {s: np.load(base / name / f"seed{s}.npy") for s in entry["seeds"]}
+    return status, embeddings

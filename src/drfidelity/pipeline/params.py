@@ -1,0 +1,170 @@
+"""``params.yaml``: load it once, check every value, and say which key is wrong and why.
+
+Every stage validates the whole file before it touches anything, so a bad value stops the
+pipeline at its first stage with one clear message and no output changed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+class ParamsError(ValueError):
+    """A value in params.yaml is missing, of the wrong type, or out of range."""
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    n_boot: int
+    alpha: float
+    seed: int
+
+
+@dataclass(frozen=True)
+class Params:
+    n: int
+    d: int
+    data_seed: int
+    snr: float
+    datasets: tuple[str, ...]
+    dataset_params: dict[str, dict[str, Any]]
+    methods: tuple[str, ...]
+    method_params: dict[str, dict[str, Any]]
+    seeds: int
+    jobs: int
+    bootstrap: Bootstrap
+
+    @property
+    def tag(self) -> str:
+        """Cache tag of the main benchmark input, e.g. ``n1000_d768_snr1`` (benchmark.md §2.4)."""
+        return f"n{self.n}_d{self.d}_snr{snr_label(self.snr)}"
+
+
+def snr_label(snr: float) -> str:
+    return "inf" if math.isinf(snr) else f"{snr:g}"
+
+
+def load_params(path: str | Path = "params.yaml") -> Params:
+    """Read and validate ``path``; raise :class:`ParamsError` naming the offending key."""
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ParamsError(f"{path} not found (run from the repository root)") from None
+    except yaml.YAMLError as exc:
+        raise ParamsError(f"{path} is not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ParamsError(f"{path} must hold a mapping of keys, got {type(raw).__name__}")
+    return parse_params(raw)
+
+
+def parse_params(raw: dict[str, Any]) -> Params:
+    from drfidelity.datasets import DATASETS
+    from drfidelity.methods import METHODS
+
+    data = _mapping(raw, "data")
+    datasets = _names(raw, "datasets", DATASETS)
+    methods = _names(raw, "methods", METHODS)
+    dataset_params = _per_name(raw, "dataset_params", DATASETS)
+    method_params = _per_name(raw, "method_params", METHODS)
+    for name, knobs in method_params.items():
+        unknown = set(knobs) - set(METHODS[name].defaults)
+        if unknown:
+            known = ", ".join(sorted(METHODS[name].defaults)) or "none"
+            raise ParamsError(f"method_params.{name}: unknown parameter(s) "
+                              f"{', '.join(sorted(unknown))} (known: {known})")
+    boot = _mapping(raw, "bootstrap")
+    alpha = _number(boot, "alpha", "bootstrap.alpha")
+    if not 0 < alpha < 1:
+        raise ParamsError(f"bootstrap.alpha must lie in (0, 1), got {alpha}")
+    return Params(
+        n=_integer(data, "n", "data.n", minimum=4),
+        d=_integer(data, "d", "data.d", minimum=1),
+        data_seed=_integer(data, "seed", "data.seed", minimum=0),
+        snr=_snr(data),
+        datasets=datasets,
+        dataset_params=dataset_params,
+        methods=methods,
+        method_params=method_params,
+        seeds=_integer(raw, "seeds", "seeds", minimum=1),
+        jobs=_integer(raw, "jobs", "jobs", minimum=1),
+        bootstrap=Bootstrap(
+            n_boot=_integer(boot, "n_boot", "bootstrap.n_boot", minimum=1),
+            alpha=alpha,
+            seed=_integer(boot, "seed", "bootstrap.seed", minimum=0),
+        ),
+    )
+
+
+def _mapping(raw: dict, key: str) -> dict:
+    value = _required(raw, key, key)
+    if not isinstance(value, dict):
+        raise ParamsError(f"{key} must be a mapping, got {value!r}")
+    return value
+
+
+def _required(raw: dict, key: str, where: str) -> Any:
+    if key not in raw:
+        raise ParamsError(f"{where} is missing")
+    return raw[key]
+
+
+def _integer(raw: dict, key: str, where: str, *, minimum: int) -> int:
+    value = _required(raw, key, where)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParamsError(f"{where} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ParamsError(f"{where} must be >= {minimum}, got {value}")
+    return value
+
+
+def _number(raw: dict, key: str, where: str) -> float:
+    value = _required(raw, key, where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        hint = " (write floats as 0.001 or 1.0e-3: YAML reads 1e-3 as a string)" \
+            if isinstance(value, str) else ""
+        raise ParamsError(f"{where} must be a number, got {value!r}{hint}")
+    return float(value)
+
+
+def _snr(data: dict) -> float:
+    value = data.get("snr")
+    if isinstance(value, str) and value.strip().lower() in {"inf", ".inf", "infinity"}:
+        return math.inf
+    snr = _number(data, "snr", "data.snr")
+    if math.isnan(snr) or snr <= 0:
+        raise ParamsError(f"data.snr must be a positive power ratio or .inf (no noise), got {value!r}")
+    return snr
+
+
+def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
+    value = _required(raw, key, key)
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ParamsError(f"{key} must be a non-empty list of names, got {value!r}")
+    unknown = [v for v in value if v not in known]
+    if unknown:
+        raise ParamsError(f"{key}: unknown name(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(known)})")
+    if len(set(value)) != len(value):
+        raise ParamsError(f"{key} lists a name twice: {value}")
+    return tuple(value)
+
+
+def _per_name(raw: dict, key: str, known: dict) -> dict[str, dict[str, Any]]:
+    value = raw.get(key) or {}
+    if not isinstance(value, dict):
+        raise ParamsError(f"{key} must be a mapping of name -> settings, got {value!r}")
+    result = {}
+    for name, settings in value.items():
+        if name not in known:
+            raise ParamsError(f"{key}.{name}: unknown name (known: {', '.join(known)})")
+        settings = settings or {}
+        if not isinstance(settings, dict):
+            raise ParamsError(f"{key}.{name} must be a mapping, got {settings!r}")
+        result[name] = dict(settings)
+    return result

@@ -1,0 +1,1 @@
+"""Ranking tables, REPORT.md and the LaTeX paper tables, all from the aggregated CSV."""

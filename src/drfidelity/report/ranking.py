@@ -1,0 +1,51 @@
+"""Composite distance-fidelity ranking (benchmark.md §5.1).
+
+Per scored column, methods are sorted by descending median (missing values last); the stable
+sort keeps the canonical method order on exact ties, and medians are compared unrounded.
+Place i (0-based) earns max(0, 5 - i) points. Rows are ordered by total points, then by full rho.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+MISSING = -1e9
+
+#: scored key -> points column name; outliers add the outlier-pair column.
+SCORED = {"full_shepard": "full pts", "shepard_near__vs_ambient": "near pts"}
+SCORED_OUTLIERS = {**SCORED, "outlier_shepard__vs_ambient": "outlier pts"}
+
+
+def scored_keys(dataset: str) -> dict[str, str]:
+    return SCORED_OUTLIERS if dataset == "outliers" else SCORED
+
+
+def composite_points(medians: Mapping[str, Mapping[str, float]], methods: Sequence[str],
+                     keys: Sequence[str]) -> dict[str, dict[str, int | None]]:
+    """Points per method and key (None where the method has no value), plus key "total".
+
+    ``medians[method][key]`` is the aggregated median; ``methods`` is in canonical order.
+    """
+    points: dict[str, dict[str, int | None]] = {m: {} for m in methods}
+    for key in keys:
+        def value(method: str) -> float:
+            v = medians[method].get(key)
+            return MISSING if v is None or math.isnan(v) else v
+
+        for place, method in enumerate(sorted(methods, key=value, reverse=True)):
+            has_value = value(method) != MISSING
+            points[method][key] = max(0, 5 - place) if has_value else None
+    for method in methods:
+        points[method]["total"] = sum(p for k, p in points[method].items() if p is not None)
+    return points
+
+
+def row_order(points: Mapping[str, Mapping[str, int | None]],
+              medians: Mapping[str, Mapping[str, float]], methods: Sequence[str]) -> list[str]:
+    """Descending total, ties by descending full rho (stable: canonical order last)."""
+    def full(method: str) -> float:
+        v = medians[method].get("full_shepard")
+        return MISSING if v is None or math.isnan(v) else v
+
+    return sorted(methods, key=lambda m: (points[m]["total"], full(m)), reverse=True)

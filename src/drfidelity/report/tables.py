@@ -1,0 +1,138 @@
+"""The per-dataset ranking table as data: columns, cell texts and highlight marks (§5.2).
+
+REPORT.md and the LaTeX paper tables render this one model, so they cannot disagree.
+Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both),
+``total`` (the points sum).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from drfidelity.methods import CANONICAL_ORDER
+from drfidelity.report.ranking import composite_points, row_order, scored_keys
+
+CI_MIN_WIDTH = 5e-4
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str          # metric name, or a points key / "total"
+    header: str
+    group: str
+    kind: str         # "points" | "total" | "higher" | "scale" | "reference"
+
+
+@dataclass
+class Cell:
+    text: str
+    mark: str | None = None
+
+
+@dataclass
+class RankingTable:
+    dataset: str
+    columns: list[Column]
+    rows: list[tuple[str, list[Cell]]] = field(default_factory=list)
+
+    @property
+    def groups(self) -> list[tuple[str, int]]:
+        spans: list[tuple[str, int]] = []
+        for column in self.columns:
+            if spans and spans[-1][0] == column.group:
+                spans[-1] = (column.group, spans[-1][1] + 1)
+            else:
+                spans.append((column.group, 1))
+        return spans
+
+
+def columns_for(dataset: str) -> list[Column]:
+    points = [Column(key, name, "Distance-fidelity ranking", "points")
+              for key, name in scored_keys(dataset).items()]
+    columns = points + [
+        Column("total", "Σ", "Distance-fidelity ranking", "total"),
+        Column("full_shepard", "full · global", "Band-Shepard ρ (primary)", "higher"),
+        Column("shepard_near__vs_ambient", "near · first-mode band", "Band-Shepard ρ (primary)",
+               "higher"),
+        Column("tight_over_compression", "tight-cluster scale ×", "Tightest-cluster scale",
+               "scale"),
+        Column("recall_k15", "recall@15", "Reference (k-NN, biased)", "reference"),
+        Column("trust_k15", "trust@15", "Reference (k-NN, biased)", "reference"),
+        Column("cont_k15", "continuity@15", "Reference (k-NN, biased)", "reference"),
+    ]
+    if dataset == "outliers":
+        columns.append(Column("outlier_shepard__vs_ambient", "outlier ρ",
+                              "Outlier pairs (Shepard ρ over anomaly-involving pairs)", "higher"))
+    return columns
+
+
+def format_value(median: float, lo: float, hi: float, n_runs: int) -> str:
+    """Median to 3 decimals; the CI is appended when there are several runs and it is wide."""
+    if median is None or math.isnan(median):
+        return "—"
+    text = f"{median:.3f}"
+    if n_runs > 1 and abs(hi - lo) >= CI_MIN_WIDTH:
+        text += f" [{lo:.3f}, {hi:.3f}]"
+    return text
+
+
+def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
+    """Build the ranking table of ``dataset`` from the aggregated long table."""
+    subset = aggregated[aggregated["dataset"] == dataset]
+    present = set(subset["method"])
+    methods = [m for m in CANONICAL_ORDER if m in present]
+    stats = {m: {r.metric: r for r in subset[subset["method"] == m].itertuples()} for m in methods}
+    medians = {m: {k: r.median for k, r in stats[m].items()} for m in methods}
+    keys = list(scored_keys(dataset))
+    points = composite_points(medians, methods, keys)
+    columns = columns_for(dataset)
+    table = RankingTable(dataset, columns)
+    order = row_order(points, medians, methods)
+    cells = {m: [] for m in order}
+    for column in columns:
+        if column.kind in ("points", "total"):
+            values = {m: points[m][column.key] for m in order}
+            texts = {m: "—" if v is None else str(v) for m, v in values.items()}
+        else:
+            values = {m: medians[m].get(column.key, np.nan) for m in order}
+            texts = {}
+            for m in order:
+                r = stats[m].get(column.key)
+                texts[m] = "—" if r is None else format_value(r.median, r.ci_lo, r.ci_hi, r.n_runs)
+        marks = _marks(column, values)
+        for m in order:
+            cells[m].append(Cell(texts[m], marks.get(m)))
+    table.rows = [(m, cells[m]) for m in order]
+    return table
+
+
+def _marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
+    if column.kind == "total":
+        return {m: "total" for m in values}
+    finite = {m: float(v) for m, v in values.items() if v is not None and not math.isnan(v)}
+    marks: dict[str, str] = {}
+    if len(set(finite.values())) > 1:
+        if column.kind == "scale":
+            distance = {m: abs(math.log2(v)) if v > 0 else math.inf for m, v in finite.items()}
+            best = min(distance.values())
+            marks.update({m: "best" for m, d in distance.items() if d == best})
+        else:
+            hi, lo = max(finite.values()), min(finite.values())
+            marks.update({m: "best" for m, v in finite.items() if v == hi})
+            marks.update({m: "worst" for m, v in finite.items() if v == lo})
+    marks.update({m: "crit" for m in _failures(column, finite)})
+    return marks
+
+
+def _failures(column: Column, finite: dict[str, float]) -> list[str]:
+    """Outright failures: negative near or outlier rho; a crushed tightest cluster (> 5x)."""
+    if column.key in ("shepard_near__vs_ambient", "outlier_shepard__vs_ambient"):
+        return [m for m, v in finite.items() if v < 0]
+    if column.kind == "scale" and finite:
+        top = max(finite.values())
+        return [m for m, v in finite.items() if v == top and v > 5]
+    return []
