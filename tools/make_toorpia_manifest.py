@@ -7,10 +7,12 @@ cache path). Each entry records the cache file's sha256 and shape, the input's s
 the endpoint and mode, and the source release; ``drfidelity.methods.external`` refuses a cache
 whose input fingerprint differs from the data being embedded.
 
-The noise-dims csvform arm (mode ``fit``, data seed 42) ran on the same ``X`` as the embedding
-arm, so its seeds get that ``X``'s fingerprint too. Caches whose inputs are not in the reference
-folder (``n500_*``, ``dim1500``/``dim2000``, ``_ds*``, the legacy ``clusters_sweep``) are listed
-under ``"unverified"``; the loader refuses them until they have an entry.
+The noise-dims csvform arm (mode ``fit``) ran on ``make_noise_dims(n, D, seed=ds)`` inputs, of
+which the reference folder holds only n=1000, data seed 42 (the embedding arm's ``X``). The other
+csvform inputs (``n500_*``, ``dim1500``/``dim2000``, ``_ds*``) are fingerprinted with our
+generator, after checking that it reproduces every reference noise-dims ``X`` bit for bit; their
+entries say so in ``input_source``. The legacy ``clusters_sweep`` caches (read by no v1.3.0
+code) stay under ``"unverified"``; the loader refuses them until they have an entry.
 
 Usage: python tools/make_toorpia_manifest.py [SHARED_DIR] [OUTPUT]
 (defaults: ``../shared`` next to the repository, ``external_embeddings.manifest.json`` in it).
@@ -21,10 +23,18 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
-import numpy as np
+from drfidelity import runtime
+
+runtime.configure("exact")  # the generator must reproduce the reference inputs bit for bit
+
+import numpy as np  # noqa: E402
+
+from drfidelity.datasets.noise_dims import make_noise_dims  # noqa: E402
+from drfidelity.methods.external import fingerprint  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = "toorpia/dr-fidelity-benchmark v1.3.0 (commit 56951e78)"
@@ -37,6 +47,10 @@ ENDPOINTS = {
 }
 # The input array of a reference folder that each cache mode was computed on.
 INPUT_ARRAY = {"embedding_basemap": "X_fit", "embedding_addplot": "X_add"}
+FROM_REFERENCE = "reference-v1.3.0 params.json"
+FROM_GENERATOR = ("drfidelity make_noise_dims(n, d, seed), bit-exact on every reference "
+                  "noise-dims input")
+NOISE_DIMS_TAG = re.compile(r"n(\d+)_dim(\d+)(?:_ds(\d+))?")
 
 
 def _sha256(data: bytes) -> str:
@@ -54,7 +68,7 @@ def remote_files(shared: Path) -> dict[str, bytes]:
             for item in listing}
 
 
-def known_inputs(shared: Path) -> dict[str, tuple[str, list[int], str]]:
+def reference_inputs(shared: Path) -> dict[str, tuple[str, list[int], str]]:
     """Cache path -> (input sha256, input shape, sha256 of the cache file) from params.json."""
     inputs = {}
     for params_file in sorted((shared / "reference-v1.3.0").glob("*/*/params.json")):
@@ -64,32 +78,64 @@ def known_inputs(shared: Path) -> dict[str, tuple[str, list[int], str]]:
             key = path.removeprefix("external_embeddings/")
             mode = key.split("/")[2]
             array = INPUT_ARRAY.get(mode, "X")
-            copy = "toorpia.npy" if array == "X" else f"toorpia_{mode.removeprefix('embedding_')}.npy"
+            copy = ("toorpia.npy" if array == "X"
+                    else f"toorpia_{mode.removeprefix('embedding_')}.npy")
             inputs[key] = (params["sha256_of_array_bytes"][array],
                            params["array_shapes_dtypes"][array][0],
                            params["toorpia_cache_sha256_of_file"][copy])
-            if params["generator"] == "noise_dims":
-                tag = key.split("/")[3]
-                for seed in range(3):  # csvform arm: method seeds 0..2 on the same X
-                    inputs[f"noise_dims/toorpia/fit/{tag}/seed{seed}.npy"] = (*inputs[key][:2], "")
     return inputs
+
+
+def generated_input(tag: str) -> tuple[str, list[int]]:
+    """(sha256, shape) of ``make_noise_dims`` for a noise-dims tag ``n{n}_dim{d}[_ds{seed}]``."""
+    n, d, ds = NOISE_DIMS_TAG.fullmatch(tag).groups()
+    X = make_noise_dims(n=int(n), d=int(d), seed=int(ds) if ds else 42).clean
+    return fingerprint(X), list(X.shape)
+
+
+def check_generator(reference: dict[str, tuple[str, list[int], str]]) -> None:
+    """Trust the generator only if it reproduces every reference noise-dims input."""
+    for key, (input_sha, _, _) in reference.items():
+        if key.startswith("noise_dims/") and generated_input(key.split("/")[3])[0] != input_sha:
+            raise ValueError(f"make_noise_dims does not reproduce the input of {key}")
+
+
+def csvform_input(key: str, reference: dict[str, tuple[str, list[int], str]]
+                  ) -> tuple[str, list[int], str]:
+    """(sha256, shape, source) of the input of a csvform cache: the embedding arm's reference
+    ``X`` when the same tag has one, else the (checked) generator's output."""
+    tag = key.split("/")[3]
+    same_input = f"noise_dims/toorpia/embedding/{tag}/seed0.npy"
+    if same_input in reference:
+        return (*reference[same_input][:2], FROM_REFERENCE)
+    return (*generated_input(tag), FROM_GENERATOR)
 
 
 def build_manifest(shared: Path) -> dict:
     """The manifest: one verified entry per cache whose input is known, the rest listed."""
     files = remote_files(shared)
+    reference = reference_inputs(shared)
+    check_generator(reference)
     entries = {}
-    for key, (input_sha, input_shape, expected_sha) in sorted(known_inputs(shared).items()):
-        if key not in files:
-            raise ValueError(f"{key}: named by the reference folder but absent from the remote")
-        data = files[key]
-        if expected_sha and _sha256(data) != expected_sha:
-            raise ValueError(f"{key}: remote file differs from the reference copy")
-        Y = np.load(io.BytesIO(data), allow_pickle=False)
+    for key, data in sorted(files.items()):
         mode = key.split("/")[2]
+        if key in reference:
+            input_sha, input_shape, reference_sha = reference[key]
+            if _sha256(data) != reference_sha:
+                raise ValueError(f"{key}: remote file differs from the reference copy")
+            input_source = FROM_REFERENCE
+        elif key.startswith("noise_dims/toorpia/fit/"):
+            input_sha, input_shape, input_source = csvform_input(key, reference)
+        else:
+            continue
+        Y = np.load(io.BytesIO(data), allow_pickle=False)
         entries[key] = {"sha256": _sha256(data), "shape": list(Y.shape),
                         "input_sha256": input_sha, "input_shape": input_shape,
-                        "endpoint": ENDPOINTS[mode], "mode": mode, "source": SOURCE}
+                        "input_source": input_source, "endpoint": ENDPOINTS[mode],
+                        "mode": mode, "source": SOURCE}
+    missing = sorted(set(reference) - set(files))
+    if missing:
+        raise ValueError(f"named by the reference folder but absent from the remote: {missing}")
     return {"source": SOURCE, "entries": entries,
             "unverified": sorted(set(files) - set(entries))}
 

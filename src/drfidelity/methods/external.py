@@ -1,0 +1,148 @@
+"""Precomputed 2-D coordinates: the cache of toorPIA and the injection point for any method.
+
+A file ``{root}/external_embeddings/{dataset}/{method}/{mode}/{tag}/seed{seed}.npy`` (float64,
+shape (N, 2)) is used instead of running the method. A coordinate file is only as good as the
+input it was computed on, so every file must name that input: the input fingerprint is the
+sha256 of ``np.ascontiguousarray(X, float64).tobytes()`` (raw C-order bytes, as in the reference
+release's ``params.json``). Two places may record it:
+
+* the committed manifest ``{root}/external_embeddings.manifest.json`` (the DVC-tracked v1.3.0
+  caches; built by ``tools/make_toorpia_manifest.py``), which also pins the file's own sha256;
+* a provenance sidecar ``seed{seed}.json`` next to the file, written by :func:`store` (caches
+  filled through an API, or coordinates a user injects).
+
+A file with neither is refused: an unverifiable file could silently belong to other data. To
+inject coordinates, call :func:`store` with the input they were computed on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .base import EmbedContext
+
+CACHE_DIR = "external_embeddings"
+MANIFEST = "external_embeddings.manifest.json"
+
+
+def fingerprint(X: np.ndarray) -> str:
+    """sha256 of the raw C-order float64 bytes of ``X``; equal fingerprints = identical inputs."""
+    return hashlib.sha256(np.ascontiguousarray(X, dtype=np.float64).tobytes()).hexdigest()
+
+
+def cache_path(context: EmbedContext, method: str, mode: str, seed: int) -> Path:
+    """``{root}/external_embeddings/{dataset}/{method}/{mode}/{tag}/seed{seed}.npy``."""
+    for name, value in (("context.dataset", context.dataset), ("context.tag", context.tag),
+                        ("method", method), ("mode", mode)):
+        if not value or "/" in value or value in (".", ".."):
+            raise ValueError(f"{name} must be a non-empty path component, got {value!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return (Path(context.root) / CACHE_DIR / context.dataset / method / mode / context.tag
+            / f"seed{int(seed)}.npy")
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def _provenance(path: Path, root: Path) -> tuple[dict[str, Any], str]:
+    """The record that vouches for ``path`` and where it came from (manifest or sidecar)."""
+    manifest_file = Path(root) / MANIFEST
+    key = path.relative_to(Path(root) / CACHE_DIR).as_posix()
+    if manifest_file.is_file():
+        entries = json.loads(manifest_file.read_text())["entries"]
+        if key in entries:
+            return entries[key], f"manifest {manifest_file.name}"
+    sidecar = _sidecar(path)
+    if sidecar.is_file():
+        return json.loads(sidecar.read_text()), f"sidecar {sidecar.name}"
+    raise ValueError(
+        f"{path}: no entry in {manifest_file} and no provenance sidecar {sidecar.name}, so the "
+        "input it belongs to is unknown; write injected coordinates with "
+        "drfidelity.methods.external.store(...)")
+
+
+def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
+                X: np.ndarray) -> np.ndarray | None:
+    """The validated (N, 2) coordinates cached for ``X``, or None when no file exists.
+
+    Raises ValueError (naming the file) when the file's recorded input fingerprint is not the
+    fingerprint of ``X``, when its bytes differ from the recorded sha256, or when it is not a
+    finite float (N, 2) array with N = ``X.shape[0]``.
+    """
+    path = cache_path(context, method, mode, seed)
+    if not path.is_file():
+        return None
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
+    record, origin = _provenance(path, Path(context.root))
+    actual = fingerprint(X)
+    if record["input_sha256"] != actual:
+        raise ValueError(
+            f"{path} was computed for other data: its input fingerprint ({origin}) is "
+            f"{record['input_sha256']}, the data being embedded has {actual}")
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != record["sha256"]:
+        raise ValueError(
+            f"{path}: file sha256 {hashlib.sha256(data).hexdigest()} differs from "
+            f"{record['sha256']} recorded in the {origin} (restore it with `dvc pull`)")
+    Y = np.load(path, allow_pickle=False)
+    if Y.shape != (X.shape[0], 2) or Y.dtype.kind != "f":
+        raise ValueError(f"{path}: expected float ({X.shape[0]}, 2) coordinates, "
+                         f"got {Y.dtype} {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError(f"{path}: contains non-finite coordinates")
+    return np.asarray(Y, dtype=np.float64)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write via a temporary file in the same directory and ``os.replace``: readers never see
+    a partial file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode: str,
+          seed: int, provenance: Mapping[str, Any]) -> Path:
+    """Write ``Y`` (the coordinates of ``X``) to the cache with its provenance sidecar.
+
+    The sidecar records the input fingerprint and shape, the file's sha256 and shape, and the
+    caller's ``provenance`` (endpoint, parameters, versions, time, ...). It is written first,
+    the ``.npy`` second, each atomically, so a visible ``.npy`` always has its record.
+    """
+    X = np.asarray(X)
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
+    if Y.shape != (X.shape[0], 2) or not np.all(np.isfinite(Y)):
+        raise ValueError(f"Y must be finite with shape ({X.shape[0]}, 2), got {Y.shape}")
+    path = cache_path(context, method, mode, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    np.save(buffer, Y, allow_pickle=False)
+    data = buffer.getvalue()
+    record = {**provenance, "method": method, "mode": mode, "sha256":
+              hashlib.sha256(data).hexdigest(), "shape": list(Y.shape),
+              "input_sha256": fingerprint(X), "input_shape": list(X.shape)}
+    _atomic_write(_sidecar(path), (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
+    _atomic_write(path, data)
+    return path
+

@@ -1,0 +1,262 @@
+"""toorPIA: cache first; the remote API only with a key, under a deadline and bounded retries.
+
+The coordinates of the reference release are DVC data (``external``); the service has no seed
+and its maps jitter between calls, so a cache, once written, *is* the method's output.
+
+Without a cache, and with ``TOORPIA_API_KEY`` set, the ``toorpia`` client is driven in a forked
+worker process: the client sets no timeout on any request, prints its errors and returns None,
+so the worker captures that output and the parent waits at most ``deadline_s`` for each call
+(login, basemap, every addplot) before killing the worker (its upload files live in a scratch
+directory that the parent removes). A failed session is retried after
+``backoff_s * attempt`` seconds, up to ``max_attempts`` sessions; a rejected login is final.
+The key reaches the client only through the environment of the worker; every text that leaves
+the worker is scrubbed of it before it is logged or raised.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import multiprocessing
+import os
+import shutil
+import tempfile
+import time
+from contextlib import redirect_stderr, redirect_stdout
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import external
+from .base import EmbedContext, SkipMethod, check_positive
+
+log = logging.getLogger(__name__)
+
+METHOD_DIR = "toorpia"
+KEY_VARIABLE = "TOORPIA_API_KEY"
+# The benchmark's only request setting (benchmark.md §2.3): the input norms carry information.
+BASEMAP_PARAMS = {"l2_normalization": False}
+# Cache modes that the API can refill; ``fit`` holds legacy fit_transform maps (read only).
+API_MODES = {"embedding": "basemap_embedding"}
+
+
+class ToorpiaUnavailable(SkipMethod):
+    """The API could not produce a valid map (login rejected, or every attempt failed)."""
+
+
+class _CallFailed(Exception):
+    """One session failed in a way that a later attempt may not repeat."""
+
+
+class _LoginRejected(Exception):
+    """The server refused the key; retrying cannot help."""
+
+
+def _scrub(text: str) -> str:
+    """``text`` with the API key replaced, so it is safe to log or raise."""
+    key = os.environ.get(KEY_VARIABLE)
+    return text.replace(key, "<TOORPIA_API_KEY>") if key else text
+
+
+def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str) -> None:
+    """Forked child: log in, run ``steps`` in one session, send one message per call.
+
+    Messages are ``(status, payload, output)``: status ``ok`` (payload: coordinates and map
+    number), ``none`` (the client returned None), ``login`` (key rejected) or ``error``
+    (an exception); ``output`` is what the client printed during that call. The client's
+    upload files go to ``scratch``, which the parent removes even if it kills this process.
+    """
+    import toorpia
+
+    tempfile.tempdir = scratch
+    out = io.StringIO()
+
+    def send(status: str, payload: Any = None) -> None:
+        conn.send((status, payload, out.getvalue()))
+        out.seek(0)
+        out.truncate()
+
+    with redirect_stdout(out), redirect_stderr(out):
+        try:
+            client = toorpia.toorPIA()
+            client.session_key = client.authenticate()
+            if not client.session_key:
+                send("login")
+                return
+            send("ok")
+            map_no = None
+            for endpoint, data in steps:
+                if endpoint == "basemap_embedding":
+                    result = client.basemap_embedding(data, **BASEMAP_PARAMS)
+                else:
+                    result = client.addplot_embedding(data, mapNo=map_no)
+                if result is None:
+                    send("none")
+                    return
+                map_no = result.get("mapNo", map_no)
+                send("ok", (np.asarray(result["xyData"], dtype=np.float64), map_no))
+        except Exception as exc:  # reported to the parent, which decides about retries
+            send("error", f"{type(exc).__name__}: {exc}")
+        finally:
+            conn.close()
+
+
+def _session(steps: list[tuple[str, np.ndarray]], deadline_s: float) -> list[tuple]:
+    """Run ``steps`` in one worker; return ``(coordinates, map number)`` per step, validated."""
+    forking = multiprocessing.get_context("fork")
+    receiver, sender = forking.Pipe(duplex=False)
+    scratch = tempfile.mkdtemp(prefix="drfidelity-toorpia-")
+    worker = forking.Process(target=_worker, args=(sender, steps, scratch), daemon=True)
+    worker.start()
+    sender.close()
+    results = []
+    try:
+        for call, (endpoint, data) in enumerate([("login", None), *steps]):
+            if not receiver.poll(deadline_s):
+                raise _CallFailed(f"{endpoint}: no answer within {deadline_s:g} s")
+            try:
+                status, payload, output = receiver.recv()
+            except EOFError:
+                raise _CallFailed(f"{endpoint}: worker exited without an answer") from None
+            output = _scrub(output.strip())
+            if status == "login":
+                raise _LoginRejected(output)
+            if status != "ok":
+                detail = _scrub(payload) if status == "error" else "client returned None"
+                raise _CallFailed(f"{endpoint}: {detail}" + (f" ({output})" if output else ""))
+            if output:
+                log.info("toorPIA client said during %s: %s", endpoint, output)
+            if call:
+                results.append((_validated(payload[0], data.shape[0], endpoint), payload[1]))
+        return results
+    finally:
+        if worker.is_alive():
+            worker.kill()
+        worker.join()
+        receiver.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _validated(Y: np.ndarray, n_rows: int, endpoint: str) -> np.ndarray:
+    if Y.shape != (n_rows, 2):
+        raise _CallFailed(f"{endpoint}: returned shape {Y.shape} for {n_rows} input rows, "
+                          f"expected ({n_rows}, 2)")
+    if not np.all(np.isfinite(Y)):
+        raise _CallFailed(f"{endpoint}: returned non-finite coordinates")
+    return Y
+
+
+def _call(steps: list[tuple[str, np.ndarray]], *, deadline_s: float, max_attempts: int,
+          backoff_s: float) -> list[tuple]:
+    """:func:`_session` with bounded retries; ToorpiaUnavailable lists every failure."""
+    check_positive("deadline_s", deadline_s)
+    check_positive("max_attempts", max_attempts, integer=True)
+    if isinstance(backoff_s, bool) or not isinstance(backoff_s, (int, float)) or not backoff_s >= 0:
+        raise ValueError(f"backoff_s must be >= 0, got {backoff_s!r}")
+    failures = []
+    for attempt in range(1, max_attempts + 1):
+        try:
+            return _session(steps, deadline_s)
+        except _LoginRejected as exc:
+            raise ToorpiaUnavailable(f"toorPIA login rejected the API key: {exc}") from None
+        except _CallFailed as exc:
+            failures.append(f"attempt {attempt}: {exc}")
+            log.warning("toorPIA attempt %d/%d failed: %s", attempt, max_attempts, exc)
+        if attempt < max_attempts:
+            time.sleep(backoff_s * attempt)
+    raise ToorpiaUnavailable("toorPIA API failed: " + "; ".join(failures))
+
+
+def _provenance(endpoint: str, params: dict, map_no: Any) -> dict[str, Any]:
+    import toorpia.client
+
+    return {"endpoint": endpoint, "api_url": toorpia.client.API_URL, "params": params,
+            "client": f"toorpia {version('toorpia')}", "map_no": map_no,
+            "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+def _matrix(name: str, X: np.ndarray) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty 2-D (N, D) array, got shape {X.shape}")
+    return X
+
+
+def _require_context(context: EmbedContext | None) -> EmbedContext:
+    if context is None:
+        raise SkipMethod("toorPIA needs a context (root, dataset, tag) to find its cache")
+    return context
+
+
+def _no_key_reason(paths: list[Path]) -> str | None:
+    if os.environ.get(KEY_VARIABLE):
+        return None
+    return f"no cache at {' and '.join(map(str, paths))} and {KEY_VARIABLE} unset"
+
+
+def fit_toorpia(X: np.ndarray, seed: int, context: EmbedContext | None = None, *,
+                mode: str = "embedding", deadline_s: float = 600.0, max_attempts: int = 4,
+                backoff_s: float = 3.0) -> np.ndarray:
+    """toorPIA map of ``X``: the validated cache if present, else one ``basemap_embedding``
+    call (``l2_normalization=False``) whose result is cached with its provenance.
+
+    Raises SkipMethod when there is no cache and no ``TOORPIA_API_KEY`` (or ``mode`` cannot be
+    refilled), ToorpiaUnavailable when the API fails, ValueError for a cache of other data.
+    """
+    context = _require_context(context)
+    X = _matrix("X", X)
+    Y = external.load_cached(context, METHOD_DIR, mode, seed, X)
+    if Y is not None:
+        return Y
+    path = external.cache_path(context, METHOD_DIR, mode, seed)
+    if mode not in API_MODES:
+        raise SkipMethod(f"no cache at {path}; mode {mode!r} cannot be refilled through the API "
+                         f"(API modes: {sorted(API_MODES)})")
+    reason = _no_key_reason([path])
+    if reason:
+        raise SkipMethod(reason)
+    [(Y, map_no)] = _call([(API_MODES[mode], X)], deadline_s=deadline_s,
+                          max_attempts=max_attempts, backoff_s=backoff_s)
+    external.store(Y, X, context, METHOD_DIR, mode, seed,
+                   _provenance(API_MODES[mode], BASEMAP_PARAMS, map_no))
+    return Y
+
+
+def extend_toorpia(X_fit: np.ndarray, X_add: np.ndarray, seed: int,
+                   context: EmbedContext | None = None, *, deadline_s: float = 600.0,
+                   max_attempts: int = 4, backoff_s: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
+    """Basemap of ``X_fit`` and the add-plot of ``X_add`` on it (benchmark.md §2.6).
+
+    Cache pair: modes ``embedding_basemap`` / ``embedding_addplot``. Without both, and with a
+    key: one ``basemap_embedding`` call, then one ``addplot_embedding`` call per added row
+    against that map (one row per call, so no added row influences another), all in one
+    session; both files are then (re)written together.
+    """
+    context = _require_context(context)
+    X_fit, X_add = _matrix("X_fit", X_fit), _matrix("X_add", X_add)
+    if X_add.shape[1] != X_fit.shape[1]:
+        raise ValueError(f"X_add must have the {X_fit.shape[1]} columns of X_fit, "
+                         f"got shape {X_add.shape}")
+    cached = [external.load_cached(context, METHOD_DIR, mode, seed, X)
+              for mode, X in (("embedding_basemap", X_fit), ("embedding_addplot", X_add))]
+    if all(Y is not None for Y in cached):
+        return cached[0], cached[1]
+    paths = [external.cache_path(context, METHOD_DIR, mode, seed)
+             for mode in ("embedding_basemap", "embedding_addplot")]
+    reason = _no_key_reason(paths)
+    if reason:
+        raise SkipMethod(reason)
+    steps = [("basemap_embedding", X_fit)] + [("addplot_embedding", X_add[i:i + 1])
+                                             for i in range(X_add.shape[0])]
+    results = _call(steps, deadline_s=deadline_s, max_attempts=max_attempts,
+                    backoff_s=backoff_s)
+    (Y_fit, map_no), added = results[0], results[1:]
+    Y_add = np.vstack([Y for Y, _ in added])
+    external.store(Y_fit, X_fit, context, METHOD_DIR, "embedding_basemap", seed,
+                   _provenance("basemap_embedding", BASEMAP_PARAMS, map_no))
+    external.store(Y_add, X_add, context, METHOD_DIR, "embedding_addplot", seed,
+                   _provenance("addplot_embedding", {"rows_per_call": 1}, map_no))
+    return Y_fit, Y_add

@@ -1,0 +1,79 @@
+"""params.yaml validation: every bad value is refused with a message naming the key."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+from drfidelity.pipeline.params import ParamsError, load_params, parse_params
+
+REPO = Path(__file__).resolve().parents[1]
+COMMITTED = yaml.safe_load((REPO / "params.yaml").read_text())
+
+
+def test_committed_params_are_valid():
+    params = load_params(REPO / "params.yaml")
+    assert params.tag == "n1000_d768_snr1"
+    assert params.datasets == ("density", "clusters", "transition", "outliers", "populations")
+
+
+DELETE = object()
+
+
+def with_change(path: str, value):
+    raw = copy.deepcopy(COMMITTED)
+    *parents, last = path.split(".")
+    node = raw
+    for key in parents:
+        node = node[key]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return raw
+
+
+@pytest.mark.parametrize("path, value, message", [
+    ("datasets", ["density", "spirals"], "datasets: unknown name.*spirals.*known: density"),
+    ("methods", ["PCA", "tSNE"], "methods: unknown name.*tSNE"),
+    ("methods", [], "methods must be a non-empty list"),
+    ("methods", ["PCA", "PCA"], "lists a name twice"),
+    ("data.snr", -1.0, "data.snr must be a positive"),
+    ("data.snr", 0, "data.snr must be a positive"),
+    ("data.snr", "loud", "data.snr must be a number"),
+    ("data.snr", "1e-3", "YAML reads 1e-3 as a string"),
+    ("data.n", 2.5, "data.n must be an integer"),
+    ("data.n", True, "data.n must be an integer"),
+    ("data.d", 0, "data.d must be >= 1"),
+    ("data.seed", DELETE, "data.seed is missing"),
+    ("seeds", 0, "seeds must be >= 1"),
+    ("bootstrap.alpha", 1.5, r"bootstrap.alpha must lie in \(0, 1\)"),
+    ("method_params.Isomap", {"n_neighbours": 10}, "method_params.Isomap: unknown parameter.*n_neighbours"),
+    ("method_params.Spectral", {}, "method_params.Spectral: unknown name"),
+    ("dataset_params.density", [1, 2], "dataset_params.density must be a mapping"),
+    ("dataset_params.clusters", {"n_cluster": 3}, "dataset_params.clusters: unknown parameter.*n_cluster"),
+])
+def test_bad_values_name_the_key(path, value, message):
+    with pytest.raises(ParamsError, match=message):
+        parse_params(with_change(path, value))
+
+
+def test_inf_snr_is_accepted():
+    assert math.isinf(parse_params(with_change("data.snr", float("inf"))).snr)
+    assert parse_params(with_change("data.snr", "inf")).tag.endswith("_snrinf")
+
+
+def test_unreadable_files(tmp_path):
+    with pytest.raises(ParamsError, match="not found"):
+        load_params(tmp_path / "params.yaml")
+    bad = tmp_path / "params.yaml"
+    bad.write_text("data: [unclosed\n")
+    with pytest.raises(ParamsError, match="not valid YAML"):
+        load_params(bad)
+    bad.write_text("- just a list\n")
+    with pytest.raises(ParamsError, match="must hold a mapping"):
+        load_params(bad)

@@ -1,0 +1,105 @@
+"""Ranking, highlighting and rendering (benchmark.md §5) from the published aggregated table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from drfidelity.report.latex import latex_cell, latex_table
+from drfidelity.report.markdown import markdown_table
+from drfidelity.report.ranking import composite_points
+from drfidelity.report.tables import format_value, ranking_table
+
+# benchmark.md §8.2: rows in Σ order with (points per scored column, Σ).
+PUBLISHED_RANKING = {
+    "density": [("toorPIA", (4, 4), 8), ("DREAMS", (1, 5), 6), ("PCC", (5, 0), 5),
+                ("PCA", (3, 1), 4), ("PyMDE", (2, 2), 4), ("t-SNE", (0, 3), 3),
+                ("Isomap", (0, 0), 0), ("UMAP", (0, 0), 0)],
+    "clusters": [("toorPIA", (5, 3), 8), ("DREAMS", (1, 5), 6), ("PyMDE", (4, 0), 4),
+                 ("PCC", (3, 1), 4), ("PCA", (2, 2), 4), ("t-SNE", (0, 4), 4),
+                 ("UMAP", (0, 0), 0), ("Isomap", (0, 0), 0)],
+    "transition": [("PCC", (4, 3), 7), ("t-SNE", (2, 4), 6), ("toorPIA", (5, 0), 5),
+                   ("DREAMS", (0, 5), 5), ("PCA", (3, 1), 4), ("UMAP", (0, 2), 2),
+                   ("PyMDE", (1, 0), 1), ("Isomap", (0, 0), 0)],
+    "outliers": [("toorPIA", (5, 3, 5), 13), ("PCA", (3, 2, 4), 9), ("PCC", (4, 1, 3), 8),
+                 ("DREAMS", (1, 5, 0), 6), ("t-SNE", (0, 4, 1), 5), ("PyMDE", (2, 0, 0), 2),
+                 ("Isomap", (0, 0, 2), 2), ("UMAP", (0, 0, 0), 0)],
+    "populations": [("toorPIA", (5, 3), 8), ("DREAMS", (3, 5), 8), ("PCC", (4, 2), 6),
+                    ("t-SNE", (0, 4), 4), ("PCA", (2, 1), 3), ("PyMDE", (1, 0), 1),
+                    ("UMAP", (0, 0), 0), ("Isomap", (0, 0), 0)],
+}
+# §8.2 highlight summary: the outright-failure cells.
+PUBLISHED_FAILURES = {
+    "density": {("PCC", "near · first-mode band"), ("PCC", "tight-cluster scale ×"),
+                ("Isomap", "near · first-mode band")},
+    "clusters": {("PCC", "tight-cluster scale ×"), ("Isomap", "near · first-mode band")},
+    "transition": set(),
+    "outliers": set(),
+    "populations": {("UMAP", "tight-cluster scale ×"), ("Isomap", "near · first-mode band")},
+}
+
+
+@pytest.fixture(scope="module")
+def published(reference_dir) -> pd.DataFrame:
+    return pd.read_csv(reference_dir / "published_results" / "metrics_aggregated.csv",
+                       float_precision="round_trip")
+
+
+@pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
+def test_rebuilds_published_points_and_order(published, dataset):
+    table = ranking_table(published, dataset)
+    n_scored = len(PUBLISHED_RANKING[dataset][0][1])
+    got = [(method, tuple(int(c.text) for c in cells[:n_scored]), int(cells[n_scored].text))
+           for method, cells in table.rows]
+    assert got == PUBLISHED_RANKING[dataset]
+
+
+@pytest.mark.parametrize("dataset", list(PUBLISHED_FAILURES))
+def test_rebuilds_published_failure_flags(published, dataset):
+    table = ranking_table(published, dataset)
+    headers = [c.header for c in table.columns]
+    flagged = {(method, headers[i]) for method, cells in table.rows
+               for i, cell in enumerate(cells) if cell.mark == "crit"}
+    assert flagged == PUBLISHED_FAILURES[dataset]
+
+
+def test_best_scale_is_closest_to_one_and_has_no_worst(published):
+    table = ranking_table(published, "density")
+    col = [c.header for c in table.columns].index("tight-cluster scale ×")
+    marks = {method: cells[col].mark for method, cells in table.rows}
+    assert marks["PCA"] == "best"          # 0.728 is closest to 1 in log terms
+    assert "worst" not in marks.values()
+
+
+def test_exact_ties_keep_canonical_order():
+    medians = {"PCA": {"k": 0.5}, "Isomap": {"k": 0.5}, "UMAP": {"k": 0.1}}
+    points = composite_points(medians, ["PCA", "Isomap", "UMAP"], ["k"])
+    assert [points[m]["k"] for m in ("PCA", "Isomap", "UMAP")] == [5, 4, 3]
+
+
+def test_missing_value_earns_no_points():
+    medians = {"PCA": {"k": 0.5}, "Isomap": {}}
+    points = composite_points(medians, ["PCA", "Isomap"], ["k"])
+    assert points["Isomap"]["k"] is None and points["Isomap"]["total"] == 0
+
+
+def test_cell_format_shows_wide_cis_only():
+    assert format_value(0.81234, 0.8, 0.82, 3) == "0.812 [0.800, 0.820]"
+    assert format_value(0.81234, 0.8122, 0.8124, 3) == "0.812"
+    assert format_value(0.81234, 0.5, 0.9, 1) == "0.812"
+
+
+def test_latex_cell_marks():
+    assert latex_cell("0.812 [0.800, 0.820]", "best") == r"\textbf{0.812 {\scriptsize[0.800, 0.820]}}"
+    assert latex_cell("-0.028", "crit") == r"-0.028\,\textsuperscript{\dag}"
+    assert latex_cell("0.100", "worst") == r"\textit{0.100}"
+
+
+def test_renderers_keep_every_method(published):
+    table = ranking_table(published, "outliers")
+    md = markdown_table(table)
+    tex = latex_table(table, title="Off-subspace outliers", caption_note="note")
+    for method, _ in table.rows:
+        assert f"| {method} |" in md
+        assert f"\n{method} & " in tex
+    assert len(table.rows) == 8  # the previous release dropped the 8th row (§9.1)
