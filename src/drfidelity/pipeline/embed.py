@@ -21,7 +21,7 @@ import numpy as np
 
 from drfidelity.methods import METHODS, EmbedContext, SkipMethod, embed
 from drfidelity.pipeline.files import dumps_json, write_array_dir
-from drfidelity.pipeline.generate import data_dir
+from drfidelity.pipeline.generate import data_dir, load_meta
 from drfidelity.pipeline.params import Params
 
 
@@ -77,7 +77,7 @@ class Progress:
 
 def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> None:
     source = data_dir(root, dataset)
-    fingerprint = json.loads((source / "meta.json").read_text())["fingerprint"]
+    fingerprint = load_meta(params, dataset, root)["fingerprint"]
     context = EmbedContext(root=root, dataset=dataset, tag=params.tag, fingerprint=fingerprint)
     todo = plan(params)
     workers = min(jobs or params.jobs, len(todo))
@@ -123,13 +123,28 @@ def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> No
                             "settings": {**METHODS[name].defaults,
                                          **params.method_params.get(name, {})}}
     arrays = {f"{m}/seed{s}": Y for (m, s), Y in sorted(results.items())}
-    write_array_dir(embeddings_dir(root, dataset), arrays, {"status.json": dumps_json(status)})
+    record = {"data_fingerprint": fingerprint, "methods": status}
+    write_array_dir(embeddings_dir(root, dataset), arrays, {"status.json": dumps_json(record)})
 
 
-def load(root: Path, dataset: str) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
-    """``status.json`` and the embeddings by method and seed."""
+def load(params: Params, root: Path, dataset: str
+         ) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
+    """Per-method status and the embeddings by method and seed, refused when they were not
+    made from the current data with the current methods and seeds."""
     base = embeddings_dir(root, dataset)
-    status = json.loads((base / "status.json").read_text())
+    path = base / "status.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run the embed stage first")
+    record = json.loads(path.read_text())
+    status = record["methods"]
+    if record["data_fingerprint"] != load_meta(params, dataset, root)["fingerprint"]:
+        raise ValueError(f"embeddings/{dataset} were computed on other data than "
+                         f"data/{dataset}: run the embed stage again")
+    wanted = {m: METHODS[m].seeds(params.seeds) for m in params.methods}
+    have = {m: e.get("seeds", wanted.get(m)) for m, e in status.items()}
+    if have != wanted:
+        raise ValueError(f"embeddings/{dataset} hold methods/seeds {have}, params.yaml asks "
+                         f"for {wanted}: run the embed stage again")
     embeddings = {}
     for name, entry in status.items():
         if entry["status"] == "ok":

@@ -65,6 +65,7 @@ def load_params(path: str | Path = "params.yaml") -> Params:
 
 def parse_params(raw: dict[str, Any]) -> Params:
     from drfidelity.datasets import DATASETS
+    from drfidelity.datasets.registry import knobs
     from drfidelity.methods import METHODS
 
     data = _mapping(raw, "data")
@@ -72,12 +73,10 @@ def parse_params(raw: dict[str, Any]) -> Params:
     methods = _names(raw, "methods", METHODS)
     dataset_params = _per_name(raw, "dataset_params", DATASETS)
     method_params = _per_name(raw, "method_params", METHODS)
-    for name, knobs in method_params.items():
-        unknown = set(knobs) - set(METHODS[name].defaults)
-        if unknown:
-            known = ", ".join(sorted(METHODS[name].defaults)) or "none"
-            raise ParamsError(f"method_params.{name}: unknown parameter(s) "
-                              f"{', '.join(sorted(unknown))} (known: {known})")
+    for name, settings in dataset_params.items():
+        _known_keys(f"dataset_params.{name}", settings, knobs(name))
+    for name, settings in method_params.items():
+        _known_keys(f"method_params.{name}", settings, METHODS[name].defaults)
     boot = _mapping(raw, "bootstrap")
     alpha = _number(boot, "alpha", "bootstrap.alpha")
     if not 0 < alpha < 1:
@@ -99,6 +98,13 @@ def parse_params(raw: dict[str, Any]) -> Params:
             seed=_integer(boot, "seed", "bootstrap.seed", minimum=0),
         ),
     )
+
+
+def _known_keys(where: str, settings: dict, known) -> None:
+    unknown = sorted(set(settings) - set(known))
+    if unknown:
+        raise ParamsError(f"{where}: unknown parameter(s) {', '.join(unknown)} "
+                          f"(known: {', '.join(sorted(known)) or 'none'})")
 
 
 def _mapping(raw: dict, key: str) -> dict:

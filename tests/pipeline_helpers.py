@@ -1,0 +1,71 @@
+"""Shared helpers for pipeline tests: throwaway workspaces and CLI/DVC calls."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def env() -> dict[str, str]:
+    """The current (exact-numerics) environment with the venv's scripts first on PATH."""
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+            "DVC_NO_ANALYTICS": "1"}
+
+
+def workspace(tmp: Path, **changes) -> Path:
+    """A copy of the pipeline definition (dvc.yaml, params.yaml) with ``changes`` applied to
+    params (dotted keys), in a fresh git + DVC repository."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    for name in ("dvc.yaml", "params.yaml", "external_embeddings.manifest.json"):
+        if (REPO / name).exists():
+            shutil.copy(REPO / name, tmp / name)
+    shutil.copytree(REPO / "src", tmp / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    set_params(tmp, **changes)
+    run(["git", "init", "-q"], tmp)
+    run(["dvc", "init", "-q"], tmp)
+    run(["dvc", "config", "core.analytics", "false"], tmp)
+    return tmp
+
+
+def set_params(root: Path, **changes) -> None:
+    path = root / "params.yaml"
+    params = yaml.safe_load(path.read_text())
+    for dotted, value in changes.items():
+        *parents, last = dotted.split("__")
+        node = params
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    path.write_text(yaml.safe_dump(params, sort_keys=False))
+
+
+def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({result.returncode}):\n"
+                             f"{result.stdout}\n{result.stderr}")
+    return result
+
+
+def stage(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return run(["drfidelity", "stage", *args], root, check=check)
+
+
+def tree_digest(root: Path, *parts: str) -> dict[str, str]:
+    """sha256 of every file under the given parts of ``root`` (missing parts are skipped)."""
+    digest = {}
+    for part in parts:
+        base = root / part
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+        for f in files:
+            digest[str(f.relative_to(root))] = hashlib.sha256(f.read_bytes()).hexdigest()
+    return digest

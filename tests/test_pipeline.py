@@ -1,0 +1,125 @@
+"""The pipeline end to end on small data: outputs, determinism, errors that change nothing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pandas as pd
+import pytest
+
+from pipeline_helpers import run, set_params, stage, tree_digest, workspace
+
+SMALL = dict(data__n=200, data__d=40, datasets=["density", "outliers"],
+             methods=["PCA", "Isomap"], bootstrap__n_boot=200)
+OUTPUTS = ("data", "embeddings", "results", "REPORT.md", "paper")
+
+
+def run_all_stages(root, datasets=("density", "outliers")):
+    for name in ("generate", "embed", "score"):
+        for dataset in datasets:
+            stage(root, name, dataset)
+    stage(root, "aggregate")
+    stage(root, "report")
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    root = workspace(tmp_path_factory.mktemp("pipeline"), **SMALL)
+    run_all_stages(root)
+    return root
+
+
+def test_outputs_have_the_documented_shape(small_run):
+    per_run = pd.read_csv(small_run / "results" / "metrics_per_run.csv")
+    assert list(per_run.columns[:7]) == ["dataset", "snr", "method", "seed", "stochastic", "n", "d"]
+    assert sorted(zip(per_run.dataset, per_run.method)) == [
+        ("density", "Isomap"), ("density", "PCA"), ("outliers", "Isomap"), ("outliers", "PCA")]
+    assert per_run.loc[per_run.dataset == "density", "outlier_shepard__vs_ambient"].isna().all()
+    assert per_run.loc[per_run.dataset == "outliers", "outlier_shepard__vs_ambient"].notna().all()
+    aggregated = pd.read_csv(small_run / "results" / "metrics_aggregated.csv")
+    assert set(aggregated.n_runs) == {1}
+    report = (small_run / "REPORT.md").read_text()
+    assert "## Non-uniform density" in report and "## Off-subspace outliers" in report
+    assert sorted(p.name for p in (small_run / "paper" / "tables").iterdir()) == [
+        "density.tex", "outliers.tex"]
+
+
+def test_same_params_give_byte_identical_outputs_in_a_new_process(small_run, tmp_path):
+    again = workspace(tmp_path / "again", **SMALL)
+    run_all_stages(again)
+    assert tree_digest(again, *OUTPUTS) == tree_digest(small_run, *OUTPUTS)
+
+
+def test_embed_with_two_jobs_equals_one_job(small_run, tmp_path):
+    root = workspace(tmp_path / "jobs", **SMALL)
+    stage(root, "generate", "outliers")
+    stage(root, "embed", "outliers", "--jobs", "2")
+    assert tree_digest(root, "embeddings") == tree_digest(small_run, "embeddings/outliers")
+
+
+def copy_of(root, tmp_path):
+    target = tmp_path / "copy"
+    shutil.copytree(root, target, symlinks=True)
+    return target
+
+
+def assert_clear_error(result, message):
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert re.search(message, result.stderr), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("datasets", ["density", "spirals"], "unknown name.*spirals"),
+    ("methods", ["PCA", "Spectral"], "unknown name.*Spectral"),
+    ("data__snr", -2.0, "data.snr must be a positive"),
+    ("data__snr", "noisy", "data.snr must be a number"),
+    ("seeds", "three", "seeds must be an integer"),
+])
+def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message):
+    root = copy_of(small_run, tmp_path)
+    before = tree_digest(root, *OUTPUTS)
+    set_params(root, **{key: value})
+    for name in ("generate", "embed", "score"):
+        assert_clear_error(stage(root, name, "density", check=False), message)
+    for name in ("aggregate", "report"):
+        assert_clear_error(stage(root, name, check=False), message)
+    assert tree_digest(root, *OUTPUTS) == before
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("data__d", 5, "latent"),
+    ("data__n", 5, "n"),
+    ("dataset_params__density__core_frac", -0.5, "core_frac"),
+])
+def test_bad_dataset_values_stop_generate_and_change_nothing(small_run, tmp_path, key, value,
+                                                              message):
+    root = copy_of(small_run, tmp_path)
+    before = tree_digest(root, *OUTPUTS)
+    set_params(root, **{key: value})
+    assert_clear_error(stage(root, "generate", "density", check=False), message)
+    assert tree_digest(root, *OUTPUTS) == before
+
+
+def test_stale_data_is_refused(small_run, tmp_path):
+    root = copy_of(small_run, tmp_path)
+    set_params(root, data__d=64)
+    assert_clear_error(stage(root, "embed", "density", check=False),
+                       "data/density was generated with .*d.*run the generate stage")
+
+
+def test_stage_argument_errors(small_run):
+    assert "needs a dataset name" in stage(small_run, "embed", check=False).stderr
+    assert "takes no dataset name" in stage(small_run, "report", "density", check=False).stderr
+    result = stage(small_run, "generate", "clusters", check=False)
+    assert result.returncode == 2 and "not in params.yaml `datasets`" in result.stderr
+
+
+def test_dvc_repro_twice_runs_nothing_the_second_time(tmp_path):
+    root = workspace(tmp_path / "dvc", **{**SMALL, "datasets": ["clusters"]})
+    first = run(["dvc", "repro"], root)
+    assert "Running stage 'report'" in first.stdout
+    second = run(["dvc", "repro"], root)
+    assert "Running stage" not in second.stdout
+    assert "up to date" in run(["dvc", "status"], root).stdout
