@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import yaml
@@ -69,3 +73,24 @@ def tree_digest(root: Path, *parts: str) -> dict[str, str]:
         for f in files:
             digest[str(f.relative_to(root))] = hashlib.sha256(f.read_bytes()).hexdigest()
     return digest
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def serve_directory(directory: Path):
+    """A read-only static HTTP server over ``directory`` on 127.0.0.1 (ephemeral port);
+    yields its URL. This is all a public DVC remote is."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -7,15 +7,8 @@ once per session, with the remote URL overridden locally the way docs/toorpia.md
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import json
-import os
-import shutil
-import subprocess
-import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -27,56 +20,6 @@ from drfidelity.methods.external import MANIFEST, fingerprint, load_cached
 
 REPO = Path(__file__).resolve().parents[1]
 CANONICAL = ("density", "transition", "clusters", "outliers", "populations")
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-def _dvc(cwd: Path, *args: str, env: dict[str, str]) -> str:
-    done = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, f"dvc {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
-@pytest.fixture(scope="session")
-def shared_toorpia(reference_dir: Path) -> Path:
-    """``../shared`` when its DVC remote and toorPIA pointer folder are present."""
-    shared = reference_dir.parent
-    for needed in ("dvc-remote", "toorpia-v1.3.0"):
-        if not (shared / needed).is_dir():
-            pytest.skip(f"{shared / needed} not found: cannot pull the toorPIA caches")
-    return shared
-
-
-@pytest.fixture(scope="session")
-def pulled_root(shared_toorpia: Path, tmp_path_factory) -> Path:
-    """A fresh repository holding our DVC files, after ``dvc pull`` from a local HTTP server."""
-    root = tmp_path_factory.mktemp("reader")
-    env = {**os.environ, "DVC_NO_ANALYTICS": "1",
-           "DVC_SITE_CACHE_DIR": str(tmp_path_factory.mktemp("dvc-site"))}
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    _dvc(root, "init", "-q", env=env)
-    for name in (".dvc/config", "external_embeddings.dvc", MANIFEST):
-        shutil.copyfile(REPO / name, root / name)
-    handler = functools.partial(_QuietHandler, directory=str(shared_toorpia / "dvc-remote"))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        assert _dvc(root, "config", "core.remote", env=env).strip() == "public"
-        _dvc(root, "remote", "modify", "--local", "public", "url",
-             f"http://127.0.0.1:{server.server_address[1]}", env=env)
-        _dvc(root, "pull", "-q", env=env)
-        status = json.loads(_dvc(root, "status", "--json", env=env) or "{}")
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-    assert status == {}, f"dvc status after pull is not clean: {status}"
-    return root
 
 
 def test_committed_remote_is_public_https():

@@ -5,17 +5,33 @@ Each wrapper module imports its library lazily, so listing the registry is cheap
 
 from __future__ import annotations
 
-from .base import EmbedContext, Method, SkipMethod, embed
-from .isomap import fit_isomap
-from .linear import fit_pca
+from . import mde, pcc_method, tsne
+from .base import EmbedContext, Method, NotOperable, SkipMethod, embed, embed_extend
+from .dreams import extend_dreams, fit_dreams
+from .isomap import extend_isomap, fit_isomap
+from .linear import extend_pca, fit_pca
+from .toorpia import extend_toorpia, fit_toorpia
+from .umap_ import extend_umap, fit_umap
 
 CANONICAL_ORDER = ("PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "toorPIA")
 
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
-        Method("PCA", stochastic=False, fit=fit_pca),
-        Method("Isomap", stochastic=False, fit=fit_isomap, defaults={"n_neighbors": 15}),
+        Method("PCA", stochastic=False, fit=fit_pca, extend=extend_pca),
+        Method("Isomap", stochastic=False, fit=fit_isomap, defaults={"n_neighbors": 15},
+               extend=extend_isomap),
+        Method("PyMDE", stochastic=True, fit=mde.fit_pymde,
+               defaults={"max_iter": 300, "device": "cpu"}, not_operable=mde.NOT_OPERABLE),
+        Method("PCC", stochastic=True, fit=pcc_method.fit_pcc, defaults={"num_epochs": 500},
+               not_operable=pcc_method.NOT_OPERABLE),
+        Method("t-SNE", stochastic=True, fit=tsne.fit_tsne, defaults={"perplexity": 30},
+               not_operable=tsne.NOT_OPERABLE),
+        Method("UMAP", stochastic=True, fit=fit_umap,
+               defaults={"n_neighbors": 15, "min_dist": 0.1}, extend=extend_umap),
+        Method("DREAMS", stochastic=False, fit=fit_dreams,
+               defaults={"reg_lambda": 0.15, "perplexity": 30}, extend=extend_dreams),
+        Method("toorPIA", stochastic=False, fit=fit_toorpia, extend=extend_toorpia),
     )
 }
 
@@ -28,5 +44,5 @@ def get_method(name: str) -> Method:
         raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)}") from None
 
 
-__all__ = ["CANONICAL_ORDER", "METHODS", "EmbedContext", "Method", "SkipMethod", "embed",
-           "get_method"]
+__all__ = ["CANONICAL_ORDER", "METHODS", "EmbedContext", "Method", "NotOperable", "SkipMethod",
+           "embed", "embed_extend", "get_method"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .neighbourhood import clamp_neighbours
+
 
 def fit_isomap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15) -> np.ndarray:
     """Isomap on a k-NN graph, k = min(n_neighbors, max(2, N-1)).
@@ -14,5 +16,18 @@ def fit_isomap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15)
     """
     from sklearn.manifold import Isomap
 
-    k = min(n_neighbors, max(2, X.shape[0] - 1))
+    k = clamp_neighbours(n_neighbors, X.shape[0])
     return Isomap(n_neighbors=k, n_components=2).fit_transform(X)
+
+
+def extend_isomap(X_fit: np.ndarray, X_add: np.ndarray, seed: int, context=None, *,
+                  n_neighbors: int = 15) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-sample: Isomap fitted on ``X_fit`` (k clamped as for the fit); transform both.
+
+    ``transform`` places new rows by geodesic distances through the fitted graph, so the
+    fitted map does not move."""
+    from sklearn.manifold import Isomap
+
+    k = clamp_neighbours(n_neighbors, X_fit.shape[0])
+    model = Isomap(n_neighbors=k, n_components=2).fit(X_fit)
+    return model.transform(X_fit), model.transform(X_add)

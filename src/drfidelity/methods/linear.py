@@ -11,3 +11,16 @@ def fit_pca(X: np.ndarray, seed: int, context=None) -> np.ndarray:
     from sklearn.decomposition import PCA
 
     return PCA(n_components=2, random_state=seed).fit_transform(X)
+
+
+def extend_pca(X_fit: np.ndarray, X_add: np.ndarray, seed: int,
+               context=None) -> tuple[np.ndarray, np.ndarray]:
+    """Out-of-sample: ``PCA(n_components=2).fit(X_fit)``, then transform both sets.
+
+    No ``random_state`` (as in the reference): the randomized solver, chosen for wide inputs,
+    draws from numpy's global RNG, which the runner seeds.
+    """
+    from sklearn.decomposition import PCA
+
+    model = PCA(n_components=2).fit(X_fit)
+    return model.transform(X_fit), model.transform(X_add)

@@ -1,0 +1,32 @@
+"""PCC (pccdr): 2-D coordinates whose distances to reference points correlate with high-D ones.
+
+Named ``pcc_method`` so that it does not shadow the ``pcc`` package it wraps.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import check_positive
+from .torch_setup import seeded_torch
+
+NOT_OPERABLE = "pccdr optimizes fit coordinates; no transform"
+
+
+def fit_pcc(X: np.ndarray, seed: int, context=None, *, num_epochs: int = 500) -> np.ndarray:
+    """``pcc.PCC`` with the row-wise Pearson loss only, N reference points, Adam (lr 1).
+
+    Both RNGs matter: the reference points are drawn with replacement from numpy's global
+    RNG and the initial layout 10·randn from torch, so both are seeded here. ``y`` is unused
+    without the cluster term; zeros are passed because the signature requires it.
+    """
+    check_positive("num_epochs", num_epochs, integer=True)
+    seeded_torch(seed)
+    np.random.seed(seed)
+    import pcc
+
+    n = X.shape[0]
+    model = pcc.PCC(cluster=False, pearson=True, spearman=False, n_components=2,
+                    num_points=n, num_epochs=num_epochs)
+    # The result is a view of the model's parameter: copy it out.
+    return np.array(model.fit_transform(X, np.zeros(n)))

@@ -1,0 +1,39 @@
+"""UMAP (umap-learn); single-threaded because a ``random_state`` is given."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .base import check_number
+from .neighbourhood import clamp_neighbours
+
+
+def _umap(n: int, seed: int, n_neighbors: int, min_dist: float):
+    check_number("min_dist", min_dist, low_open=False)
+    import umap
+
+    return umap.UMAP(n_components=2, n_neighbors=clamp_neighbours(n_neighbors, n),
+                     min_dist=min_dist, random_state=seed)
+
+
+def fit_umap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15,
+             min_dist: float = 0.1) -> np.ndarray:
+    """``umap.UMAP(...).fit_transform`` with umap-learn's defaults otherwise (euclidean,
+    spectral initialisation, exact k-NN below 4096 points). Its warnings (e.g. "n_jobs
+    overridden by random_state") are expected and silenced."""
+    model = _umap(X.shape[0], seed, n_neighbors, min_dist)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return model.fit_transform(X)
+
+
+def extend_umap(X_fit: np.ndarray, X_add: np.ndarray, seed: int, context=None, *,
+                n_neighbors: int = 15, min_dist: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Fit on ``X_fit`` (``embedding_``), then ``transform`` all added rows in one call."""
+    model = _umap(X_fit.shape[0], seed, n_neighbors, min_dist)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X_fit)
+        return model.embedding_, model.transform(X_add)

@@ -1,0 +1,235 @@
+"""Method wrappers: shapes, seeding, byte-identical reruns, thread pinning, parameters."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from drfidelity.methods import (CANONICAL_ORDER, METHODS, Method, NotOperable, SkipMethod, embed,
+                                embed_extend, get_method, mde, pcc_method)
+from drfidelity.methods.neighbourhood import clamp_neighbours, clamp_perplexity
+
+#: Fewer iterations where a knob allows; every other setting is the benchmark's.
+QUICK = {"PyMDE": {"max_iter": 60}, "PCC": {"num_epochs": 60}}
+N, D = 200, 20
+
+
+def make_data(n: int = N, d: int = D) -> np.ndarray:
+    """A 3-dimensional latent cloud with two groups, linearly lifted to d dims plus noise."""
+    rng = np.random.default_rng(7)
+    latent = rng.normal(size=(n, 3))
+    latent[: n // 3, 0] += 2.5
+    return latent @ rng.normal(size=(3, d)) + 0.1 * rng.normal(size=(n, d))
+
+
+@pytest.fixture(scope="module")
+def X() -> np.ndarray:
+    return make_data()
+
+
+def run(name: str, X: np.ndarray, seed: int) -> np.ndarray:
+    return embed(get_method(name), X, seed, **QUICK.get(name, {}))
+
+
+def digest(Y: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(Y, dtype=np.float64).tobytes()).hexdigest()
+
+
+def test_registry_follows_canonical_order_and_spec_flags():
+    assert list(METHODS) == [m for m in CANONICAL_ORDER if m in METHODS]
+    stochastic = {name for name, m in METHODS.items() if m.stochastic}
+    assert stochastic == {"PyMDE", "PCC", "t-SNE", "UMAP"}
+    assert METHODS["t-SNE"].seeds(3) == [0, 1, 2] and METHODS["DREAMS"].seeds(3) == [0]
+
+
+def test_defaults_are_the_benchmark_settings():
+    assert dict(METHODS["t-SNE"].defaults) == {"perplexity": 30}
+    assert dict(METHODS["UMAP"].defaults) == {"n_neighbors": 15, "min_dist": 0.1}
+    assert dict(METHODS["DREAMS"].defaults) == {"reg_lambda": 0.15, "perplexity": 30}
+    assert METHODS["PyMDE"].defaults["max_iter"] == 300
+    assert dict(METHODS["PCC"].defaults) == {"num_epochs": 500}
+
+
+@pytest.mark.parametrize("name", list(METHODS))
+def test_wrapper_returns_finite_float64_and_reruns_identically(name, X):
+    Y = run(name, X, 0)
+    assert Y.shape == (N, 2) and Y.dtype == np.float64 and np.all(np.isfinite(Y))
+    assert Y.std(axis=0).min() > 0, "collapsed embedding"
+    assert np.array_equal(Y, run(name, X, 0))
+
+
+@pytest.mark.parametrize("name", [n for n, m in METHODS.items() if m.stochastic])
+def test_stochastic_methods_depend_on_the_seed(name, X):
+    assert not np.array_equal(run(name, X, 0), run(name, X, 1))
+
+
+def run_fresh(body: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    """Run ``body`` in a new interpreter that can import this module; return its JSON output."""
+    code = (f"import json, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+            "from test_methods import METHODS, digest, make_data, run\n"
+            + textwrap.dedent(body))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_fresh_process_gives_byte_identical_coordinates(X):
+    """Every method, same seed and params, in a new interpreter: identical bytes."""
+    fresh = run_fresh("""
+        X = make_data()
+        print(json.dumps({name: digest(run(name, X, 0)) for name in METHODS}))
+    """)
+    assert fresh == {name: digest(run(name, X, 0)) for name in METHODS}
+
+
+def test_torch_methods_do_not_depend_on_a_preceding_umap():
+    """methods.md: numba's OpenMP layer, first used by UMAP, raises the shared thread count
+    to the core count unless NUMBA_NUM_THREADS is set. Without that guard, PyMDE and PCC
+    must still give the same bytes before and after UMAP ran in the same process."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    out = run_fresh("""
+        import torch
+        X = make_data(400)
+        before = {name: digest(run(name, X, 0)) for name in ("PyMDE", "PCC")}
+        run("UMAP", X, 0)
+        threads = torch.get_num_threads()
+        after = {name: digest(run(name, X, 0)) for name in ("PyMDE", "PCC")}
+        print(json.dumps({"before": before, "after": after, "threads": threads}))
+    """, env=env)
+    if (os.cpu_count() or 1) > 1:
+        assert out["threads"] > 1, "UMAP no longer resets torch's threads; revisit methods.md"
+    assert out["after"] == out["before"]
+
+
+@pytest.mark.parametrize("module, name", [(mde, "PyMDE"), (pcc_method, "PCC")])
+def test_torch_methods_ignore_the_thread_count_left_by_others(module, name, monkeypatch):
+    """2 or 8 torch threads before the call give the same bytes as 1, because the wrapper
+    re-pins; the control without re-pinning shows that 2 threads (the core count numba sets
+    here) do change the result at this size."""
+    import torch
+
+    X = make_data(400)
+    torch.set_num_threads(1)
+    pinned = run(name, X, 0)
+    try:
+        for threads in (2, 8):
+            torch.set_num_threads(threads)
+            assert np.array_equal(run(name, X, 0), pinned)
+            assert torch.get_num_threads() == 1
+        monkeypatch.setattr(module, "seeded_torch", seeded_only)
+        torch.set_num_threads(2)
+        assert not np.array_equal(run(name, X, 0), pinned)
+    finally:
+        torch.set_num_threads(1)
+
+
+def seeded_only(seed: int):
+    """``seeded_torch`` without the thread re-pinning (control for the test above)."""
+    import torch
+
+    torch.manual_seed(seed)
+    return torch
+
+
+@pytest.mark.parametrize("name", [n for n, m in METHODS.items() if m.extend is not None])
+def test_out_of_sample_shapes(name, X):
+    Y_fit, Y_add = embed_extend(get_method(name), X[:180], X[180:], 0)
+    assert Y_fit.shape == (180, 2) and Y_add.shape == (20, 2)
+    assert np.all(np.isfinite(Y_fit)) and np.all(np.isfinite(Y_add))
+
+
+def test_pca_transform_places_rows_like_the_fit(X):
+    """PCA's map is a fixed projection: a fitted row, re-added, lands on its own spot."""
+    Y_fit, Y_add = embed_extend(get_method("PCA"), X, X[:5], 0)
+    np.testing.assert_allclose(Y_add, Y_fit[:5], atol=1e-10)
+
+
+@pytest.mark.parametrize("name, stem", [("PCA", "pca"), ("Isomap", "isomap")])
+@pytest.mark.parametrize("config", ["density_snr1", "clusters_snr1"])
+def test_embedding_matches_the_reference_bit_for_bit(name, stem, config, reference_dir):
+    """The reference's recomputed canonical maps (seed 0); clusters' k-NN graph is disconnected."""
+    folder = reference_dir / "canonical" / config
+    Y = embed(get_method(name), np.load(folder / "inputs.npz")["X"], 0)
+    assert np.array_equal(Y, np.load(folder / f"{stem}.npy"))
+
+
+@pytest.mark.parametrize("name, stem", [("PCA", "pca"), ("Isomap", "isomap")])
+def test_out_of_sample_matches_the_reference_bit_for_bit(name, stem, reference_dir):
+    """The reference's recomputed addplot pair (basemap 994 rows, 60 added rows, seed 0)."""
+    folder = reference_dir / "addplot" / "outliers_addplot_snr1"
+    inputs = np.load(folder / "inputs.npz")
+    Y_fit, Y_add = embed_extend(get_method(name), inputs["X_fit"], inputs["X_add"], 0)
+    assert np.array_equal(Y_fit, np.load(folder / f"{stem}_basemap.npy"))
+    assert np.array_equal(Y_add, np.load(folder / f"{stem}_addplot.npy"))
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("t-SNE", "sklearn TSNE has no out-of-sample transform"),
+    ("PyMDE", "pymde optimizes fit coordinates; no transform"),
+    ("PCC", "pccdr optimizes fit coordinates; no transform"),
+])
+def test_not_operable_reasons(name, reason, X):
+    with pytest.raises(NotOperable) as caught:
+        embed_extend(get_method(name), X[:180], X[180:], 0)
+    assert str(caught.value) == reason
+    assert isinstance(caught.value, SkipMethod)
+
+
+def test_unknown_parameter_is_rejected_with_the_known_names(X):
+    with pytest.raises(ValueError, match=r"UMAP: unknown parameter\(s\) \['n_neighbours'\]; "
+                                         r"known: min_dist, n_neighbors"):
+        embed(get_method("UMAP"), X, 0, n_neighbours=5)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        embed_extend(get_method("DREAMS"), X[:180], X[180:], 0, lam=0.2)
+    with pytest.raises(ValueError, match="unknown method 'tsne'"):
+        get_method("tsne")
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("t-SNE", {"perplexity": 0}, "perplexity must be a number > 0, got 0"),
+    ("DREAMS", {"perplexity": float("nan")}, "perplexity must be a number > 0, got nan"),
+    ("UMAP", {"n_neighbors": 2.5}, "n_neighbors must be an integer > 0, got 2.5"),
+    ("UMAP", {"min_dist": -0.1}, "min_dist must be a number >= 0, got -0.1"),
+    ("DREAMS", {"reg_lambda": 1.5}, r"reg_lambda must be a number in \[0, 1\], got 1.5"),
+    ("PCC", {"num_epochs": 0}, "num_epochs must be an integer > 0, got 0"),
+    ("PyMDE", {"max_iter": "300"}, "max_iter must be an integer > 0, got '300'"),
+])
+def test_bad_hyper_parameter_values_are_rejected(name, params, message, X):
+    with pytest.raises(ValueError, match=message):
+        embed(get_method(name), X, 0, **params)
+
+
+def test_bad_inputs_are_rejected(X):
+    pca = get_method("PCA")
+    with pytest.raises(ValueError, match="X must hold finite numbers"):
+        embed(pca, np.where(np.arange(N)[:, None] == 3, np.nan, X), 0)
+    with pytest.raises(ValueError, match=r"X must be an \(N, D\) matrix"):
+        embed(pca, X[0], 0)
+    with pytest.raises(ValueError, match="X_add has 3 columns but X_fit has 20"):
+        embed_extend(pca, X, X[:, :3], 0)
+
+
+def test_method_declares_out_of_sample_or_why_not():
+    with pytest.raises(ValueError, match="exactly one of `extend`"):
+        Method("X", stochastic=False, fit=lambda *a: None)
+    with pytest.raises(ValueError, match="exactly one of `extend`"):
+        Method("X", stochastic=False, fit=lambda *a: None, extend=lambda *a: None,
+               not_operable="no")
+
+
+def test_clamps_keep_small_inputs_valid():
+    assert clamp_perplexity(30, 1000) == 30
+    assert clamp_perplexity(30, 50) == 16       # (50 - 1) // 3
+    assert clamp_perplexity(30, 10) == 5        # floor of 5
+    assert clamp_neighbours(15, 1000) == 15
+    assert clamp_neighbours(15, 10) == 9
+    assert clamp_neighbours(15, 2) == 2
