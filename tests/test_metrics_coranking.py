@@ -18,6 +18,7 @@ from drfidelity.metrics.coranking import (
     q_nx,
     r_nx,
     rank_error_quality,
+    rank_error_quality_from_coranking,
 )
 from drfidelity.metrics.labels import knn_classification_accuracy
 from drfidelity.metrics.ranks import rank_matrix
@@ -101,7 +102,7 @@ def test_identity_map_is_perfect_everywhere():
     assert auc_log_rnx(Q) == 1.0
     assert local_global_quality(Q) == (1, 1.0, 1.0)
     kappas = np.arange(1, 50)
-    np.testing.assert_array_equal(rank_error_quality(Q, kappas, np.arange(0, 49)), 1.0)
+    np.testing.assert_array_equal(rank_error_quality_from_coranking(Q, kappas, np.arange(0, 49)), 1.0)
     np.testing.assert_array_equal(pointwise_quality(X, X, 5, 0), 1.0)
 
 
@@ -148,13 +149,15 @@ def test_rank_error_quality_matches_pairwise_definition():
     X, Y = _tie_free(30, 5, 11), _tie_free(30, 2, 12)
     rho, r = _ranks(X, Y)
     kappa_s, kappa_t = np.array([1, 3, 10, 29]), np.array([0, 2, 7, 28])
-    got = rank_error_quality(coranking_matrix(X, Y), kappa_s, kappa_t)
+    got = rank_error_quality_from_coranking(coranking_matrix(X, Y), kappa_s, kappa_t)
     assert got.shape == (4, 4)  # one row per tolerance
     for a, kt in enumerate(kappa_t):
         for b, ks in enumerate(kappa_s):
             region, ok = _brute_force_weights(rho, r, ks, kt)
             assert got[a, b] == pytest.approx(ok.sum() / region.sum(), abs=1e-15)
-    assert isinstance(rank_error_quality(coranking_matrix(X, Y), 3, 2), float)
+    assert isinstance(rank_error_quality_from_coranking(coranking_matrix(X, Y), 3, 2), float)
+    assert rank_error_quality(X, Y, 3, 2) == rank_error_quality_from_coranking(
+        coranking_matrix(X, Y), 3, 2)
 
 
 def test_rank_error_normalisation_stays_within_one():
@@ -164,8 +167,8 @@ def test_rank_error_normalisation_stays_within_one():
     rho, r = _ranks(SIX_DATA, SIX_MAP)
     region, _ = _brute_force_weights(rho, r, 2, 4)
     assert region.sum() > 2 * 6
-    np.testing.assert_array_equal(rank_error_quality(Q, np.arange(1, 6), 4), 1.0)
-    grid = rank_error_quality(Q, np.arange(1, 6), np.arange(0, 5))
+    np.testing.assert_array_equal(rank_error_quality_from_coranking(Q, np.arange(1, 6), 4), 1.0)
+    grid = rank_error_quality_from_coranking(Q, np.arange(1, 6), np.arange(0, 5))
     assert ((grid >= 0) & (grid <= 1)).all()
     assert (np.diff(grid, axis=0) >= 0).all()  # more tolerance never lowers quality
 
@@ -194,9 +197,9 @@ def test_pointwise_quality_flags_the_moved_point():
     (lambda: coranking_matrix(np.zeros((3, 3)), np.zeros((3, 2))), "at least"),
     (lambda: q_nx(np.zeros((3, 4), dtype=int)), "square"),
     (lambda: q_nx(np.zeros((3, 3))), "integer"),
-    (lambda: rank_error_quality(np.eye(5, dtype=int), 0, 1), "kappa_s"),
-    (lambda: rank_error_quality(np.eye(5, dtype=int), 2, 5), "kappa_t"),
-    (lambda: rank_error_quality(np.eye(5, dtype=int), 2.5, 1), "kappa_s"),
+    (lambda: rank_error_quality_from_coranking(np.eye(5, dtype=int), 0, 1), "kappa_s"),
+    (lambda: rank_error_quality_from_coranking(np.eye(5, dtype=int), 2, 5), "kappa_t"),
+    (lambda: rank_error_quality_from_coranking(np.eye(5, dtype=int), 2.5, 1), "kappa_s"),
     (lambda: pointwise_quality(SIX_DATA, SIX_MAP, 6, 1), "kappa_s"),
 ])
 def test_invalid_inputs_raise_clear_errors(call, message):

@@ -176,7 +176,7 @@ def _kappas(values, name: str, low: int, high: int) -> tuple[np.ndarray, bool]:
     return arr.astype(np.intp), scalar
 
 
-def rank_error_quality(Q: np.ndarray, kappa_s, kappa_t):
+def rank_error_quality_from_coranking(Q: np.ndarray, kappa_s, kappa_t):
     """Q'_NX(kappa_s, kappa_t): share of region-of-interest pairs whose rank error is tolerated.
 
     A pair is in the region when rho <= kappa_s or r <= kappa_s (w_s = 1) and tolerated when
@@ -209,13 +209,22 @@ def rank_error_quality(Q: np.ndarray, kappa_s, kappa_t):
     return float(quality[0, 0]) if ks_scalar and kt_scalar else quality
 
 
+def rank_error_quality(X: np.ndarray, Y: np.ndarray, kappa_s, kappa_t, *,
+                       metric: str = "euclidean"):
+    """Q'_NX(kappa_s, kappa_t) of map ``Y`` of ``X`` (Lueks et al. 2011); see
+    :func:`rank_error_quality_from_coranking`, which takes a co-ranking matrix computed once
+    when several maps or kappa grids are compared."""
+    return rank_error_quality_from_coranking(coranking_matrix(X, Y, metric=metric), kappa_s,
+                                             kappa_t)
+
+
 def pointwise_quality(X: np.ndarray, Y: np.ndarray, kappa_s: int, kappa_t: int, *,
                       metric: str = "euclidean") -> np.ndarray:
     """Per-point Q'_i (N,): share of point i's region pairs, in both directions, within tolerance.
 
     Q'_i = sum_j [w_s w_t (rho_ij, r_ij) + w_s w_t (rho_ji, r_ji)]
            / sum_j [w_s (rho_ij, r_ij) + w_s (rho_ji, r_ji)],
-    with w_s, w_t as in :func:`rank_error_quality` (same region-size normalisation, so a map
+    with w_s, w_t as in :func:`rank_error_quality_from_coranking` (same region-size normalisation, so a map
     equal to the data gives 1 everywhere). Counting the pair from both ends marks every point
     involved in a swap, not only the one whose neighbourhood changed — colour a map by it to see
     tears and folds. The denominator is >= 2 kappa_s (i's own kappa_s nearest), never 0.
