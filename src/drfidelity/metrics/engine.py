@@ -1,0 +1,208 @@
+"""The metric engine: one :class:`Reference` per dataset, :meth:`Reference.score` per embedding.
+
+Everything on the high-D side (distance vectors, their sort orders, band radii, first-mode
+thresholds, per-point pools, the tightest cluster, outlier and population pair families) is
+computed once in the constructor, the neighbour lists once during the first score; scoring an
+embedding then costs one ``pdist`` of the 2-D points, one sort of it and chunked linear passes
+(benchmark.md §3.1-3.11, row layout §3.8).
+
+The input space X is an (N, D) feature matrix compared with any ``scipy.spatial.distance.pdist``
+metric (default Euclidean), or, with ``metric="precomputed"`` (the scikit-learn convention), a
+square (N, N) distance matrix. The embedding Y is (N, 2) and always Euclidean.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy.spatial.distance import pdist
+
+from . import bands
+from .cluster_scale import TightCluster, cluster_scale, select_tightest
+from .distances import condensed_distances, distance_rows
+from .neighbours import K_VALUES, Neighbourhoods, neighbour_scores
+from .outliers import OutlierSet, OutlierSpace, outlier_metrics, outlier_set, outlier_space
+from .populations import population_weights
+from .shepard import (RankedDistances, ShepardPair, inverse_permutation, per_point_levels,
+                      per_point_sizes, per_point_weights)
+from .stress import band_stress, fidelity
+from .validation import (check_embedding, check_indices, check_input_space, check_labels)
+
+NEAR_MIN_PAIRS = 3
+
+
+def _rows_of(d: np.ndarray, n: int):
+    return lambda rows: distance_rows(d, n, rows)
+
+
+@dataclass
+class _BandReference:
+    """One high-D reference vector (ambient or truth) with everything its band metrics need.
+
+    Band sizes and per-point pool levels are kept in the vector's sorted order (see ShepardPair).
+    """
+
+    tag: str
+    ranked: RankedDistances
+    inverse: np.ndarray
+    radii: dict
+    band_sizes: dict
+    near_radius: float
+    near_fallback: bool
+    pools: tuple | None  # per-point pool levels, None when per-point metrics are off
+
+    @classmethod
+    def build(cls, tag: str, d: np.ndarray, n: int, per_point: bool) -> "_BandReference":
+        ranked = RankedDistances(d)
+        near_radius, fallback = bands.first_mode_threshold(d)
+        radii = bands.percentile_thresholds(d)
+        radii["near"] = near_radius
+        pools = None
+        if per_point:
+            levels = per_point_levels(d, n, per_point_sizes(n, bands.PERCENTILES))
+            pools = tuple(level[ranked.order] for level in levels)
+        inverse = inverse_permutation(ranked.release_order())  # the inverse is all scoring needs
+        return cls(tag, ranked, inverse, radii,
+                   {key: ranked.count_at_most(r) for key, r in radii.items()},
+                   near_radius, fallback, pools)
+
+    def in_sorted_order(self, weights: np.ndarray) -> np.ndarray:
+        """Condensed-order pair weights rearranged into this vector's sorted order."""
+        arranged = np.empty_like(weights)
+        arranged[self.inverse] = weights
+        return arranged
+
+    def pair(self, low: RankedDistances) -> ShepardPair:
+        return ShepardPair(self.ranked, self.inverse, low)
+
+    def scores(self, shepard: ShepardPair) -> tuple[dict, dict]:
+        """(band block, per-point block) of §3.4-3.6 for one embedding."""
+        d, d_2d, tag = self.ranked.values, shepard.low.values, self.tag
+        rho, band_stress_cols = {}, {}
+        for p in bands.PERCENTILES:
+            rho[f"shepard_p{p}__{tag}"] = shepard.rho_band(self.band_sizes[p])
+            s = band_stress(d, d_2d, self.radii[p])
+            band_stress_cols[f"stress_p{p}__{tag}"] = s
+            band_stress_cols[f"stress_fidelity_p{p}__{tag}"] = fidelity(s)
+        near_stress = band_stress(d, d_2d, self.near_radius, min_pairs=NEAR_MIN_PAIRS)
+        near_share = self.band_sizes["near"] / d.shape[0]
+        block = {**rho, **band_stress_cols,
+                 f"shepard_near__{tag}": shepard.rho_band(self.band_sizes["near"]),
+                 f"stress_near__{tag}": near_stress,
+                 f"stress_fidelity_near__{tag}": fidelity(near_stress),
+                 f"near_band_pct__{tag}": float(100.0 * near_share),
+                 f"near_band_fallback__{tag}": 1.0 if self.near_fallback else 0.0}
+        per_point = {}
+        if self.pools is not None:
+            for q, p in enumerate(bands.PERCENTILES):
+                weights = per_point_weights(self.pools, q)
+                per_point[f"pp_shepard_p{p}__{tag}"] = shepard.rho(weights)
+        return block, per_point
+
+
+class Reference:
+    """The high-D side of every metric, computed once and reused for each embedding.
+
+    Parameters follow :func:`score`. ``truth`` (clean coordinates, same metric as X) adds the
+    ``__vs_truth`` block; ``labels`` the tightest-cluster block (chosen in truth space, or in X
+    when no truth is given); ``outlier_idx`` (and ``outlier_dir``) the outlier block;
+    ``population`` (0 majority / 1 minority) the population block.
+    """
+
+    def __init__(self, X, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None,
+                 population=None, metric: str = "euclidean", per_point: bool = True):
+        X = check_input_space("X", X, metric)
+        n = self.n = X.shape[0]
+        d_amb = condensed_distances(X, metric)
+        self._ambient = _BandReference.build("vs_ambient", d_amb, n, per_point)
+        self._truth = None
+        d_truth = d_amb
+        if truth is not None:
+            truth = check_input_space("truth", truth, metric, n=n)
+            if np.array_equal(truth, X):  # noise-free data: share the ambient work
+                self._truth = replace(self._ambient, tag="vs_truth")
+            else:
+                d_truth = condensed_distances(truth, metric)
+                self._truth = _BandReference.build("vs_truth", d_truth, n, per_point)
+        self._kmax = min(max(K_VALUES), n - 1)
+        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax)
+
+        self._tight: TightCluster | None = None
+        if labels is not None:
+            labels = check_labels("labels", labels, n)
+            if np.any(labels >= 0):
+                self._tight = select_tightest(d_truth, n, labels)
+
+        self._outliers: OutlierSet | None = None
+        self._outlier_high: OutlierSpace | None = None
+        if outlier_idx is not None and np.asarray(outlier_idx).size:
+            idx = check_indices("outlier_idx", outlier_idx, n)
+            if idx.shape[0] >= n:
+                raise ValueError("outlier_idx must leave at least one bulk point")
+            dirs = None
+            if outlier_dir is not None:
+                dirs = check_labels("outlier_dir", outlier_dir, idx.shape[0])
+            self._outliers = outlier_set(n, idx, dirs, self._ambient.in_sorted_order)
+            coords = None if metric == "precomputed" else X
+            self._outlier_high = outlier_space(self._outliers, _rows_of(d_amb, n), d_amb, n,
+                                               coords)
+        elif outlier_dir is not None:
+            raise ValueError("outlier_dir needs a non-empty outlier_idx")
+
+        self._population = None
+        if population is not None:
+            population = check_labels("population", population, n)
+            if not np.isin(population, (0, 1)).all():
+                raise ValueError("population must hold 0 (majority) or 1 (minority) per point")
+            self._population = {key: self._ambient.in_sorted_order(w)
+                                for key, w in population_weights(population).items()}
+
+    def score(self, Y) -> dict[str, float]:
+        """Every metric column for embedding Y, in the §3.8 row order."""
+        Y = check_embedding(Y, self.n)
+        n = self.n
+        d_2d = pdist(Y)
+        if not np.any(d_2d > 0):
+            warnings.warn("the embedding puts every point at the same place (all 2-D distances "
+                          "are 0): Spearman rho is undefined (NaN) and stress is NaN",
+                          RuntimeWarning, stacklevel=2)
+        low = RankedDistances(d_2d)
+        ambient = self._ambient.pair(low)
+        truth = None
+        if self._truth is not None:
+            shared = self._truth.ranked is self._ambient.ranked
+            truth = ambient if shared else self._truth.pair(low)
+        low.release_order()
+        row = {}
+        band, per_point = self._ambient.scores(ambient)
+        row.update(band)
+        row.update(per_point)
+        row["full_shepard"] = band["shepard_p100__vs_ambient"]
+        row["full_stress"] = band["stress_p100__vs_ambient"]
+        row["full_stress_fidelity"] = band["stress_fidelity_p100__vs_ambient"]
+        if truth is not None:
+            band, per_point = self._truth.scores(truth)
+            row.update(band)
+            row.update(per_point)
+        if self._tight is not None:
+            row.update(cluster_scale(self._tight, d_2d))
+        rows_2d = _rows_of(d_2d, n)
+        if self._outliers is not None:
+            low_outliers = outlier_space(self._outliers, rows_2d, d_2d, n, Y)
+            row.update(outlier_metrics(self._outliers, self._outlier_high, low_outliers, ambient))
+        if self._population is not None:
+            row.update({key: ambient.rho(w) for key, w in self._population.items()})
+        low_neighbours = Neighbourhoods(rows_2d, n, self._kmax)
+        row.update(neighbour_scores(self._neighbours, low_neighbours))
+        return row
+
+
+def score(X, Y, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None, population=None,
+          metric: str = "euclidean", per_point: bool = True) -> dict[str, float]:
+    """All metric columns of one embedding Y of X (see :class:`Reference` for the arguments)."""
+    reference = Reference(X, truth=truth, labels=labels, outlier_idx=outlier_idx,
+                          outlier_dir=outlier_dir, population=population, metric=metric,
+                          per_point=per_point)
+    return reference.score(Y)

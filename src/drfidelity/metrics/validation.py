@@ -1,0 +1,80 @@
+"""Input checks shared by every public metric function: bad input raises ValueError naming it."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.distance import _METRICS_NAMES
+
+MIN_POINTS = 4
+
+
+def check_metric(metric: str) -> str:
+    """A scipy ``pdist`` metric name or ``'precomputed'``."""
+    if metric != "precomputed" and metric not in _METRICS_NAMES:
+        raise ValueError("metric must be 'precomputed' or a scipy pdist metric name, "
+                         f"got {metric!r}")
+    return metric
+
+
+def check_points(name: str, values, *, n: int | None = None,
+                 columns: int | None = None) -> np.ndarray:
+    """A finite 2-D float64 array of at least MIN_POINTS rows (and n rows, ``columns`` columns)."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array (points x features), "
+                         f"got shape {array.shape}")
+    if array.shape[0] < MIN_POINTS:
+        raise ValueError(f"{name} needs at least {MIN_POINTS} points, got {array.shape[0]}")
+    if n is not None and array.shape[0] != n:
+        raise ValueError(f"{name} has {array.shape[0]} rows but X has {n} points")
+    if columns is not None and array.shape[1] != columns:
+        raise ValueError(f"{name} must have {columns} columns, got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return array
+
+
+def check_input_space(name: str, X, metric: str, n: int | None = None) -> np.ndarray:
+    """Features, or with ``metric='precomputed'`` a square symmetric zero-diagonal matrix."""
+    check_metric(metric)
+    array = check_points(name, X, n=n)
+    if metric == "precomputed":
+        if array.shape[0] != array.shape[1]:
+            raise ValueError(f"{name} must be a square distance matrix with metric='precomputed', "
+                             f"got shape {array.shape}")
+        if (array < 0).any() or np.any(np.diag(array) != 0) or not np.array_equal(array, array.T):
+            raise ValueError(f"{name} must be symmetric, non-negative and zero on the diagonal "
+                             "with metric='precomputed'")
+    return array
+
+
+def check_embedding(Y, n: int) -> np.ndarray:
+    """An (N, 2) finite array."""
+    return check_points("Y", Y, n=n, columns=2)
+
+
+def check_labels(name: str, values, n: int) -> np.ndarray:
+    """An integer vector of length n."""
+    array = np.asarray(values)
+    if array.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},), got {array.shape}")
+    if array.dtype.kind not in "iub":
+        whole = array.dtype.kind == "f" and np.all(np.isfinite(array))
+        if not whole or np.any(array != np.round(array)):
+            raise ValueError(f"{name} must hold integers")
+    return array.astype(np.int64)
+
+
+def check_indices(name: str, values, n: int) -> np.ndarray:
+    """Distinct integer indices in [0, n), returned ascending."""
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {array.shape}")
+    if array.size and (array.dtype.kind not in "iu"):
+        raise ValueError(f"{name} must hold integer indices, got dtype {array.dtype}")
+    array = array.astype(np.int64)
+    if array.size and (array.min() < 0 or array.max() >= n):
+        raise ValueError(f"{name} must index points 0..{n - 1}")
+    if np.unique(array).shape[0] != array.shape[0]:
+        raise ValueError(f"{name} must not repeat an index")
+    return array

@@ -1,0 +1,76 @@
+"""Trustworthiness, continuity and recall@k against scikit-learn and quality.md's hand example."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.manifold import trustworthiness as sklearn_trustworthiness
+
+from drfidelity.metrics import continuity, recall_at_k, trustworthiness
+from drfidelity.metrics.ranks import rank_matrix
+from scipy.spatial.distance import pdist, squareform
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 8))
+    return X, X[:, :2] + 0.7 * rng.normal(size=(n, 2))
+
+
+@pytest.mark.parametrize("k", [1, 5, 15, 30, 77, 149])
+def test_matches_sklearn_on_tie_free_data(k):
+    X, Y = _data()
+    assert abs(trustworthiness(X, Y, k) - sklearn_trustworthiness(X, Y, n_neighbors=k)) <= 1e-12
+    assert abs(continuity(X, Y, k) - sklearn_trustworthiness(Y, X, n_neighbors=k)) <= 1e-12
+
+
+def _brute(X, Y, k):
+    """T, C and recall straight from the rank definition (ties by index)."""
+    n = len(X)
+    rx, ry = rank_matrix(squareform(pdist(X))), rank_matrix(squareform(pdist(Y)))
+    scale = 2.0 / (n * k * (2.0 * n - 3.0 * k - 1.0))
+    near_x, near_y = (rx >= 1) & (rx <= k), (ry >= 1) & (ry <= k)
+    t = 1 - scale * (rx - k)[near_y & ~near_x].sum()
+    c = 1 - scale * (ry - k)[near_x & ~near_y].sum()
+    return t, c, (near_x & near_y).sum(axis=1).mean() / k
+
+
+@pytest.mark.parametrize("k", [2, 5, 12])
+def test_ties_follow_the_index_rule(k):
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 4, size=(40, 3)).astype(float)  # many exact ties (and duplicates)
+    Y = rng.integers(0, 3, size=(40, 2)).astype(float)
+    t, c, r = _brute(X, Y, k)
+    assert trustworthiness(X, Y, k) == pytest.approx(t, abs=1e-15)
+    assert continuity(X, Y, k) == pytest.approx(c, abs=1e-15)
+    assert recall_at_k(X, Y, k) == pytest.approx(r, abs=1e-15)
+
+
+def test_six_point_example():
+    line = np.array([0.0, 1.0, 2.5, 4.5, 7.0, 10.0])
+    X = np.column_stack([line, np.zeros(6)])
+    Y = X.copy()
+    Y[5, 0] = -1.2
+    assert trustworthiness(X, Y, 2) == pytest.approx(0.70, abs=1e-15)
+    assert continuity(X, Y, 2) == pytest.approx(0.70, abs=1e-15)
+    assert recall_at_k(X, Y, 2) == 8 / 12
+
+
+def test_identity_and_precomputed():
+    X, Y = _data(120)
+    assert trustworthiness(Y, Y, 10) == continuity(Y, Y, 10) == recall_at_k(Y, Y, 10) == 1.0
+    D = squareform(pdist(X))
+    assert trustworthiness(D, Y, 10, metric="precomputed") == trustworthiness(X, Y, 10)
+
+
+@pytest.mark.parametrize("function, k, match", [
+    (trustworthiness, 50, "N/2"),
+    (continuity, 60, "N/2"),
+    (recall_at_k, 100, "< N"),
+    (trustworthiness, 0, "positive integer"),
+    (recall_at_k, 2.0, "positive integer"),
+])
+def test_k_out_of_range(function, k, match):
+    X, Y = _data(100)
+    with pytest.raises(ValueError, match=match):
+        function(X, Y, k)
