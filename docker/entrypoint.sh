@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Entry point of the drfidelity image; runs in the root of a checkout mounted at /work.
 #
-#   reproduce (default)  dvc pull (when a remote is configured) -> dvc repro -> dvc status ->
+#   reproduce (default)  dvc pull of toorPIA's maps (when a remote is configured) -> dvc repro -> dvc status ->
 #                        git diff of the committed outputs; prints a verdict and exits 0 only
 #                        when the regenerated outputs are byte-identical to the commit
 #   kick-the-tires ARGS  tools/kick-the-tires.sh ARGS (small parameters, a few minutes)
@@ -49,8 +49,10 @@ reproduce() {
         say "warning: uncommitted changes to tracked inputs: ${changed//$'\n'/ }"
     fi
     if [[ -n "$(dvc remote list)" ]]; then
-        say "1/4 dvc pull"
-        if ! dvc pull; then
+        # The public remote holds the data that cannot be recomputed (toorPIA's maps);
+        # everything else is rebuilt by dvc repro.
+        say "1/4 dvc pull external_embeddings.dvc"
+        if ! dvc pull external_embeddings.dvc; then
             # An unreachable HTTP remote shows up as "missing cache files", not as a network error.
             notes+=" (dvc pull failed: remote unreachable or incomplete, so pulled-only data such as cached toorPIA coordinates may be missing)"
             say "dvc pull failed; continuing, dvc repro recomputes what it can"

@@ -52,8 +52,9 @@ def pull_toorpia(root: Path, remote_dir: Path, site_cache: Path) -> None:
     with serve_directory(remote_dir) as url:
         assert dvc(root, "config", "core.remote", site_cache=site_cache).strip() == "public"
         dvc(root, "remote", "modify", "--local", "public", "url", url, site_cache=site_cache)
-        dvc(root, "pull", "-q", site_cache=site_cache)
-    status = json.loads(dvc(root, "status", "--json", site_cache=site_cache) or "{}")
+        dvc(root, "pull", "-q", "external_embeddings.dvc", site_cache=site_cache)
+    status = json.loads(dvc(root, "status", "--json", "external_embeddings.dvc",
+                            site_cache=site_cache) or "{}")
     assert status == {}, f"dvc status after pull is not clean: {status}"
 
 

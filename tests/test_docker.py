@@ -307,7 +307,7 @@ def test_scripts_parse():
 def test_reproduce_runs_the_reviewer_flow(checkout, args):
     result, calls = _entry(checkout, *args, STUB_REMOTES="public\thttps://example.org/dvc\n")
     assert result.returncode == 0, result.stderr
-    assert calls == [f"git diff --name-only HEAD {INPUTS}", "dvc remote list", "dvc pull", "dvc repro", "dvc status --quiet",
+    assert calls == [f"git diff --name-only HEAD {INPUTS}", "dvc remote list", "dvc pull external_embeddings.dvc", "dvc repro", "dvc status --quiet",
                      f"git diff --stat --exit-code {OUTPUTS}",
                      f"git ls-files --others --exclude-standard {OUTPUTS}",
                      "git rev-parse --short HEAD"]
@@ -320,7 +320,7 @@ def test_reproduce_runs_the_reviewer_flow(checkout, args):
     ({"STUB_FAIL": "dvc repro"}, "NOT REPRODUCED: dvc repro failed", ("dvc status --quiet",)),
     ({"STUB_FAIL": "dvc status --quiet"}, "NOT REPRODUCED: pipeline not up to date",
      (f"git diff --stat --exit-code {OUTPUTS}",)),
-    ({"STUB_REMOTES": "public\tx\n", "STUB_FAIL": "dvc pull\ngit diff --stat"}, "(dvc pull failed", ()),
+    ({"STUB_REMOTES": "public\tx\n", "STUB_FAIL": "dvc pull external_embeddings.dvc\ngit diff --stat"}, "(dvc pull failed", ()),
     ({"STUB_CHANGED": "params.yaml\nsrc/x.py\n", "STUB_FAIL": "git diff --stat"},
      "(uncommitted changes to tracked inputs: params.yaml src/x.py)", ()),
 ])

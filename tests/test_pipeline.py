@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -123,3 +124,20 @@ def test_dvc_repro_twice_runs_nothing_the_second_time(tmp_path):
     second = run(["dvc", "repro"], root)
     assert "Running stage" not in second.stdout
     assert "up to date" in run(["dvc", "status"], root).stdout
+
+
+def test_probe_datasets_get_their_readouts(tmp_path):
+    """random_walk gets the trajectory readouts, noise_dims the label-separation columns."""
+    datasets = ["random_walk", "noise_dims"]
+    root = workspace(tmp_path / "probes", data__n=600, data__d=20, data__snr="inf",
+                     datasets=datasets, methods=["PCA"], bootstrap__n_boot=50,
+                     dataset_params={})
+    run_all_stages(root, datasets)
+    per_run = pd.read_csv(root / "results" / "metrics_per_run.csv").set_index("dataset")
+    walk, dims = per_run.loc["random_walk"], per_run.loc["noise_dims"]
+    for column in ("within_series_shepard", "within_series_near_shepard", "cross_series_shepard",
+                   "step_structure"):
+        assert np.isfinite(walk[column]) and np.isnan(dims[column])
+    for column in ("knn_acc_k10", "silhouette_2d"):
+        assert np.isfinite(dims[column]) and np.isnan(walk[column])
+    assert walk["full_shepard"] == pytest.approx(walk["shepard_p100__vs_ambient"])

@@ -38,6 +38,17 @@ def real(name: str, value: object, *, low: float | None = None, high: float | No
     return value
 
 
+def axes_per_cluster(n_clusters: object, dim: object, *, dim_name: str = "latent_dim",
+                     min_clusters: int = 1) -> tuple[int, int]:
+    """Validate ``n_clusters`` and the latent dimension that gives each centre its own axis."""
+    k = integer("n_clusters", n_clusters, min_clusters)
+    dim = integer(dim_name, dim, 1)
+    if dim < k:
+        raise ValueError(f"{dim_name} must be >= n_clusters={k} (one axis per centre), "
+                         f"got {dim}")
+    return k, dim
+
+
 def flag(name: str, value: object) -> bool:
     """``value`` if it is a ``bool`` (numpy bools included); anything else is an error."""
     if not isinstance(value, (bool, np.bool_)):

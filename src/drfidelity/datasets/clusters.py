@@ -21,11 +21,7 @@ def make_clusters(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: int
     """
     params = dict(n=n, d=d, seed=seed, latent_dim=latent_dim, n_clusters=n_clusters,
                   dynamic_range=dynamic_range, cluster_sigma=cluster_sigma)
-    k = _checks.integer("n_clusters", n_clusters, 1)
-    latent_dim = _checks.integer("latent_dim", latent_dim, 1)
-    if latent_dim < k:
-        raise ValueError(f"latent_dim must be >= n_clusters={k} (one axis per centroid), "
-                         f"got {latent_dim}")
+    k, latent_dim = _checks.axes_per_cluster(n_clusters, latent_dim)
     _checks.real("dynamic_range", dynamic_range, low=0.0, low_open=True)
     _checks.real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
     n, d, seed = _checks.shape(n, d, seed, min_d=latent_dim, min_n=2 * k,

@@ -51,11 +51,7 @@ def make_outliers(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: int
                   n_directions=n_directions, per_direction=per_direction,
                   pair_offset=pair_offset, outlier_factor=outlier_factor, n_add_bulk=n_add_bulk,
                   add_per_direction=add_per_direction, add_offset=add_offset)
-    k = _checks.integer("n_clusters", n_clusters, 1)
-    latent_dim = _checks.integer("latent_dim", latent_dim, 1)
-    if latent_dim < k:
-        raise ValueError(f"latent_dim must be >= n_clusters={k} (one axis per centroid), "
-                         f"got {latent_dim}")
+    k, latent_dim = _checks.axes_per_cluster(n_clusters, latent_dim)
     n_dir = _checks.integer("n_directions", n_directions, 1)
     per_dir = _checks.integer("per_direction", per_direction, 1)
     _checks.real("dynamic_range", dynamic_range, low=0.0, low_open=True)

@@ -28,11 +28,7 @@ def make_populations(n: int = 1000, d: int = 768, seed: int = 0, *, latent_block
     params = dict(n=n, d=d, seed=seed, latent_block=latent_block, n_clusters=n_clusters,
                   dynamic_range=dynamic_range, cluster_sigma=cluster_sigma,
                   group_range=group_range, minority_frac=minority_frac)
-    k = _checks.integer("n_clusters", n_clusters, 1)
-    block = _checks.integer("latent_block", latent_block, 1)
-    if block < k:
-        raise ValueError(f"latent_block must be >= n_clusters={k} (one axis per centre), "
-                         f"got {block}")
+    k, block = _checks.axes_per_cluster(n_clusters, latent_block, dim_name="latent_block")
     _checks.real("dynamic_range", dynamic_range, low=0.0, low_open=True)
     _checks.real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
     _checks.real("group_range", group_range, low=1.0)

@@ -33,11 +33,7 @@ def make_transition(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: i
                   cluster_frac=cluster_frac, centroid_scale=centroid_scale,
                   cluster_sigma=cluster_sigma, path_sigma=path_sigma, spread_amp=spread_amp,
                   spread_dims=spread_dims, closed_loop=closed_loop)
-    k = _checks.integer("n_clusters", n_clusters, 2)
-    latent_dim = _checks.integer("latent_dim", latent_dim, 1)
-    if latent_dim < k:
-        raise ValueError(f"latent_dim must be >= n_clusters={k} (one axis per state), "
-                         f"got {latent_dim}")
+    k, latent_dim = _checks.axes_per_cluster(n_clusters, latent_dim, min_clusters=2)
     _checks.real("cluster_frac", cluster_frac, low=0.0, high=1.0)
     _checks.real("centroid_scale", centroid_scale, low=0.0, low_open=True)
     for name in ("cluster_sigma", "path_sigma", "spread_amp"):

@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from drfidelity.metrics import Reference
+from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
+from drfidelity.metrics.timeseries import random_walk_readouts
 from drfidelity.methods import METHODS
 from drfidelity.pipeline import embed
 from drfidelity.pipeline.files import read_array_dir, write_csv
@@ -23,6 +25,17 @@ from drfidelity.pipeline.params import Params
 #: dataset arrays that metrics take as ground truth, by the keyword of ``Reference``.
 GROUND_TRUTH = {"truth": "X_truth", "labels": "labels", "outlier_idx": "outlier_idx",
                 "outlier_dir": "outlier_dir", "population": "population"}
+
+
+def probe_readouts(dataset: str, arrays: dict, Y) -> dict[str, float]:
+    """Columns of the two probes (benchmark.md §3.12, §3.14), beside the common set: the
+    trajectory readouts where series and time are known, label separation on noise_dims."""
+    if "series" in arrays and "t" in arrays:
+        return random_walk_readouts(arrays["X"], Y, arrays["series"], arrays["t"])
+    if dataset == "noise_dims":
+        return {"knn_acc_k10": knn_label_accuracy(Y, arrays["labels"]),
+                "silhouette_2d": silhouette_2d(Y, arrays["labels"])}
+    return {}
 
 
 def per_run_path(root: Path, dataset: str) -> Path:
@@ -48,7 +61,7 @@ def run(params: Params, dataset: str, root: Path) -> None:
         for seed, Y in embeddings[name].items():
             ids = {"dataset": dataset, "snr": params.snr, "method": name, "seed": seed,
                    "stochastic": METHODS[name].stochastic, "n": n, "d": d}
-            rows.append({**ids, **reference.score(Y)})
+            rows.append({**ids, **reference.score(Y), **probe_readouts(dataset, arrays, Y)})
     write_csv(per_run_path(root, dataset), pd.DataFrame(rows))
     write_csv(skipped_path(root, dataset),
               pd.DataFrame(skipped, columns=["dataset", "method", "reason"]))
