@@ -141,3 +141,22 @@ def test_probe_datasets_get_their_readouts(tmp_path):
     for column in ("knn_acc_k10", "silhouette_2d"):
         assert np.isfinite(dims[column]) and np.isnan(walk[column])
     assert walk["full_shepard"] == pytest.approx(walk["shepard_p100__vs_ambient"])
+
+
+def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run, tmp_path,
+                                                                       monkeypatch):
+    from drfidelity.methods import METHODS, Method
+    from drfidelity.pipeline import embed
+    from drfidelity.pipeline.params import load_params
+
+    def broken(X, seed, context):
+        raise FloatingPointError("diverged")
+
+    root = copy_of(small_run, tmp_path)
+    before = tree_digest(root, "embeddings")
+    monkeypatch.setitem(METHODS, "PCA", Method("PCA", stochastic=False, fit=broken,
+                                               not_operable="test"))
+    with pytest.raises(RuntimeError, match=r"1 job\(s\) failed:\n  PCA seed 0: "
+                                           r"FloatingPointError: diverged"):
+        embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)
+    assert tree_digest(root, "embeddings") == before

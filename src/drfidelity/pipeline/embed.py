@@ -75,16 +75,39 @@ class Progress:
               f" | ETA {eta:.0f}s", flush=True)
 
 
+def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
+             collect) -> list[str]:
+    """Run the jobs (in-process when ``workers`` is 1, else in a spawn pool) and hand every
+    outcome to ``collect``; return one message per failed job instead of stopping early."""
+    failures = []
+
+    def outcome(job: Job, result) -> None:
+        try:
+            collect(*result())
+        except Exception as exc:  # noqa: BLE001 - reported with method and seed
+            failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {exc}")
+
+    if workers <= 1:
+        _init_worker(x_path, context)
+        for job in todo:
+            outcome(job, lambda job=job: _run_job(job))
+        return failures
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_init_worker, initargs=(x_path, context)) as pool:
+        futures = {pool.submit(_run_job, job): job for job in todo}
+        for future in as_completed(futures):
+            outcome(futures[future], future.result)
+    return failures
+
+
 def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> None:
-    source = data_dir(root, dataset)
     fingerprint = load_meta(params, dataset, root)["fingerprint"]
     context = EmbedContext(root=root, dataset=dataset, tag=params.tag, fingerprint=fingerprint)
     todo = plan(params)
-    workers = min(jobs or params.jobs, len(todo))
     progress = Progress(f"embed {dataset}", len(todo))
-    results, skipped, failures = {}, {}, []
+    results, skipped = {}, {}
 
-    def collect(job, Y, skip_reason, seconds):
+    def collect(job: Job, Y, skip_reason: str | None, seconds: float) -> None:
         if skip_reason is not None:
             skipped[job.method] = skip_reason
             progress.step(f"{job.method} seed{job.seed} skipped: {skip_reason}")
@@ -92,25 +115,8 @@ def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> No
             results[(job.method, job.seed)] = Y
             progress.step(f"{job.method} seed{job.seed} {seconds:.1f}s")
 
-    x_path = str(source / "X.npy")
-    if workers <= 1:
-        _init_worker(x_path, context)
-        for job in todo:
-            try:
-                collect(*_run_job(job))
-            except Exception as exc:  # noqa: BLE001 - reported with method and seed below
-                failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {exc}")
-    else:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(x_path, context)) as pool:
-            futures = {pool.submit(_run_job, job): job for job in todo}
-            for future in as_completed(futures):
-                job = futures[future]
-                try:
-                    collect(*future.result())
-                except Exception as exc:  # noqa: BLE001
-                    failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {exc}")
+    x_path = str(data_dir(root, dataset) / "X.npy")
+    failures = _execute(todo, min(jobs or params.jobs, len(todo)), x_path, context, collect)
     if failures:
         raise RuntimeError(f"embed {dataset}: {len(failures)} job(s) failed:\n  "
                            + "\n  ".join(failures))
