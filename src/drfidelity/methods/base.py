@@ -34,7 +34,6 @@ class EmbedContext:
     root: Path
     dataset: str
     tag: str
-    fingerprint: str = ""
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
 
 def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> None:
     fingerprint = load_meta(params, dataset, root)["fingerprint"]
-    context = EmbedContext(root=root, dataset=dataset, tag=params.tag, fingerprint=fingerprint)
+    context = EmbedContext(root=root, dataset=dataset, tag=params.tag)
     todo = plan(params)
     progress = Progress(f"embed {dataset}", len(todo))
     results, skipped = {}, {}
