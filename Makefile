@@ -4,15 +4,18 @@ BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: venv repro test test-slow kick bench lock
+.PHONY: venv repro verify test test-slow kick bench lock
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
 
-repro: venv           ## pull toorPIA's coordinates if the remote answers, then dvc repro
-	-dvc pull --quiet external_embeddings.dvc || echo "dvc pull failed: toorPIA will be reported as unavailable"
+repro: venv           ## bring in the previous release's imports (toorPIA's maps), then dvc repro
+	-python tools/imports.py
 	dvc repro
-	dvc status
+	dvc status --no-updates
+
+verify: venv          ## the reviewer's verdict: a fresh clone of HEAD rebuilds every committed output?
+	python tools/verify.py
 
 test: venv            ## the default test suite (what CI runs)
 	python -m pytest -q

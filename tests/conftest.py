@@ -1,5 +1,5 @@
-"""Test session setup: exact numerics before numpy loads, the shared reference folder, and the
-toorPIA caches pulled for real from the shared DVC remote served on 127.0.0.1."""
+"""Test session setup: exact numerics before numpy loads, the shared reference folder, and
+the previous release's imports restored offline from the shared DVC objects."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ runtime.configure("exact")
 
 import pytest  # noqa: E402
 
-from pipeline_helpers import REPO, env, serve_directory  # noqa: E402
+from pipeline_helpers import REPO, env, import_pointers  # noqa: E402
 
 SHARED = Path(os.environ.get("DRFIDELITY_SHARED", REPO.parent / "shared"))
 REFERENCE = SHARED / "reference-v1.3.0"
@@ -30,42 +30,41 @@ def reference_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def shared_toorpia(reference_dir: Path) -> Path:
-    """``../shared`` when its DVC remote and toorPIA pointer folder are present."""
+def shared_imports(reference_dir: Path) -> Path:
+    """``../shared`` when it holds the import pointers and the DVC objects they name."""
     shared = reference_dir.parent
-    for needed in ("dvc-remote", "toorpia-v1.3.0"):
+    for needed in ("dvc-remote", "upstream-v1.3.0-imports", "toorpia-v1.3.0"):
         if not (shared / needed).is_dir():
-            pytest.skip(f"{shared / needed} not found: cannot pull the toorPIA caches")
+            pytest.skip(f"{shared / needed} not found: cannot restore the imports")
     return shared
 
 
-def dvc(cwd: Path, *args: str, site_cache: Path) -> str:
+def dvc(cwd: Path, *args: str) -> str:
     done = subprocess.run(["dvc", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env={**env(), "DVC_SITE_CACHE_DIR": str(site_cache)})
+                          env=env())
     assert done.returncode == 0, f"dvc {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
 
-def pull_toorpia(root: Path, remote_dir: Path, site_cache: Path) -> None:
-    """``dvc pull`` into ``root`` from ``remote_dir`` served over HTTP on 127.0.0.1, with the
-    committed remote's URL overridden locally the way docs/toorpia.md describes."""
-    with serve_directory(remote_dir) as url:
-        assert dvc(root, "config", "core.remote", site_cache=site_cache).strip() == "public"
-        dvc(root, "remote", "modify", "--local", "public", "url", url, site_cache=site_cache)
-        dvc(root, "pull", "-q", "external_embeddings.dvc", site_cache=site_cache)
-    status = json.loads(dvc(root, "status", "--json", "external_embeddings.dvc",
-                            site_cache=site_cache) or "{}")
-    assert status == {}, f"dvc status after pull is not clean: {status}"
+def fill_cache(root: Path, shared: Path) -> None:
+    """Copy the shared DVC objects into ``root``'s cache: what a successful ``dvc pull`` of the
+    imports (a clone of the previous release's repository) leaves there, without a network."""
+    shutil.copytree(shared / "dvc-remote" / "files", root / ".dvc" / "cache" / "files",
+                    dirs_exist_ok=True)
 
 
 @pytest.fixture(scope="session")
-def pulled_root(shared_toorpia: Path, tmp_path_factory) -> Path:
-    """A fresh repository holding our DVC files, after a real ``dvc pull`` over HTTP."""
+def imported_root(shared_imports: Path, tmp_path_factory) -> Path:
+    """A fresh repository holding our DVC config, import pointers and manifest, with the cache
+    filled from the shared objects and ``dvc checkout`` run: no clone is attempted."""
     root = tmp_path_factory.mktemp("reader")
-    site_cache = tmp_path_factory.mktemp("dvc-site")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    dvc(root, "init", "-q", site_cache=site_cache)
-    for name in (".dvc/config", "external_embeddings.dvc", "external_embeddings.manifest.json"):
+    dvc(root, "init", "-q")
+    for name in [".dvc/config", "external_embeddings.manifest.json", *import_pointers()]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REPO / name, root / name)
-    pull_toorpia(root, shared_toorpia / "dvc-remote", site_cache)
+    fill_cache(root, shared_imports)
+    dvc(root, "checkout", "-q")
+    status = json.loads(dvc(root, "status", "--no-updates", "--json") or "{}")
+    assert status == {}, f"dvc status after checkout is not clean: {status}"
     return root

@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import yaml
@@ -25,13 +21,25 @@ def env() -> dict[str, str]:
             "DVC_NO_ANALYTICS": "1"}
 
 
+#: what a pipeline run needs beside src/: its definition, knobs, the toorPIA manifest, the
+#: symlinked view of external_embeddings/ that the embed stage depends on, and what git ignores.
+PIPELINE_FILES = ["dvc.yaml", "params.yaml", "external_embeddings.manifest.json",
+                  "external_maps", ".gitignore"]
+
+
+def import_pointers(root: Path = REPO) -> list[str]:
+    """The committed DVC import pointers (``*.dvc``, paths relative to ``root``)."""
+    return sorted(subprocess.run(["git", "ls-files", "--", "*.dvc"], cwd=root, check=True,
+                                 capture_output=True, text=True).stdout.split())
+
+
 def workspace(tmp: Path, **changes) -> Path:
-    """A copy of the pipeline definition (dvc.yaml, params.yaml) with ``changes`` applied to
-    params (dotted keys), in a fresh git + DVC repository."""
+    """A copy of the pipeline definition (dvc.yaml, params.yaml, the import pointers) with
+    ``changes`` applied to params (dotted keys), in a fresh git + DVC repository."""
     tmp.mkdir(parents=True, exist_ok=True)
-    for name in ("dvc.yaml", "params.yaml", "external_embeddings.manifest.json"):
-        if (REPO / name).exists():
-            shutil.copy(REPO / name, tmp / name)
+    for name in PIPELINE_FILES + import_pointers():
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / name, tmp / name, follow_symlinks=False)
     shutil.copytree(REPO / "src", tmp / "src", ignore=shutil.ignore_patterns("__pycache__"))
     set_params(tmp, **changes)
     run(["git", "init", "-q"], tmp)
@@ -73,24 +81,3 @@ def tree_digest(root: Path, *parts: str) -> dict[str, str]:
         for f in files:
             digest[str(f.relative_to(root))] = hashlib.sha256(f.read_bytes()).hexdigest()
     return digest
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def serve_directory(directory: Path):
-    """A read-only static HTTP server over ``directory`` on 127.0.0.1 (ephemeral port);
-    yields its URL. This is all a public DVC remote is."""
-    handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

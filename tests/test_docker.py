@@ -253,23 +253,20 @@ STUB = """#!/usr/bin/env bash
 call="$(basename "$0") $*"
 echo "$call" >> "$STUB_LOG"
 case "$call" in
-    "dvc remote list") printf '%s' "${STUB_REMOTES-}" ;;
     "git rev-parse --short HEAD") echo abc1234 ;;
-    "git ls-files --others"*) printf '%s' "${STUB_UNTRACKED-}" ;;
-    "git diff --name-only HEAD"*) printf '%s' "${STUB_CHANGED-}" ;;
+    "git status --porcelain"*) printf '%s' "${STUB_CHANGED-}" ;;
 esac
 while IFS= read -r prefix; do
     [[ -n "$prefix" && "$call" == "$prefix"* ]] && exit 1
 done <<< "${STUB_FAIL-}"
 exit 0
 """
-OUTPUTS = "-- results REPORT.md paper/tables"
-INPUTS = "-- . :(exclude)results :(exclude)REPORT.md :(exclude)paper/tables"
 
 
 @pytest.fixture
 def checkout(tmp_path):
-    """A fake checkout (dvc.yaml, .git, src/drfidelity) and stub dvc/git/kick-the-tires."""
+    """A fake checkout (dvc.yaml, .git, src/drfidelity) and stub dvc/git, kick-the-tires and
+    verify."""
     root = tmp_path / "checkout"
     (root / ".git").mkdir(parents=True)
     (root / "dvc.yaml").write_text("stages: {}\n")
@@ -277,6 +274,10 @@ def checkout(tmp_path):
     (root / "src" / "drfidelity" / "__init__.py").write_text("")
     (root / "tools").mkdir()
     (root / "tools" / "kick-the-tires.sh").write_text('echo "kick-the-tires $*" >> "$STUB_LOG"\n')
+    (root / "tools" / "verify.py").write_text(
+        "import os, sys\n"
+        "open(os.environ['STUB_LOG'], 'a').write(' '.join(['verify.py', *sys.argv[1:]]) + '\\n')\n"
+        "sys.exit(int(os.environ.get('STUB_VERDICT', '0')))\n")
     stubs = tmp_path / "bin"
     stubs.mkdir()
     for name in ("dvc", "git"):
@@ -303,39 +304,24 @@ def test_scripts_parse():
         subprocess.run(["bash", "-n", str(script)], check=True)
 
 
-@pytest.mark.parametrize("args", [(), ("reproduce",)])
-def test_reproduce_runs_the_reviewer_flow(checkout, args):
-    result, calls = _entry(checkout, *args, STUB_REMOTES="public\thttps://example.org/dvc\n")
+@pytest.mark.parametrize("args, call", [((), "verify.py"), (("verify",), "verify.py"),
+                                        (("reproduce", "--keep"), "verify.py --keep")])
+def test_verify_is_the_default_and_hands_over_to_make_verify(checkout, args, call):
+    result, calls = _entry(checkout, *args)
     assert result.returncode == 0, result.stderr
-    assert calls == [f"git diff --name-only HEAD {INPUTS}", "dvc remote list", "dvc pull external_embeddings.dvc", "dvc repro", "dvc status --quiet",
-                     f"git diff --stat --exit-code {OUTPUTS}",
-                     f"git ls-files --others --exclude-standard {OUTPUTS}",
-                     "git rev-parse --short HEAD"]
-    assert "VERDICT: REPRODUCED" in result.stdout
+    assert calls == ["git status --porcelain --untracked-files=no", call]
 
 
-@pytest.mark.parametrize("stub_env, verdict, skipped_calls", [
-    ({"STUB_FAIL": "git diff --stat"}, "NOT REPRODUCED: the outputs listed above differ", ()),
-    ({"STUB_UNTRACKED": "results/extra.csv\n"}, "results/extra.csv", ()),
-    ({"STUB_FAIL": "dvc repro"}, "NOT REPRODUCED: dvc repro failed", ("dvc status --quiet",)),
-    ({"STUB_FAIL": "dvc status --quiet"}, "NOT REPRODUCED: pipeline not up to date",
-     (f"git diff --stat --exit-code {OUTPUTS}",)),
-    ({"STUB_REMOTES": "public\tx\n", "STUB_FAIL": "dvc pull external_embeddings.dvc\ngit diff --stat"}, "(dvc pull failed", ()),
-    ({"STUB_CHANGED": "params.yaml\nsrc/x.py\n", "STUB_FAIL": "git diff --stat"},
-     "(uncommitted changes to tracked inputs: params.yaml src/x.py)", ()),
-])
-def test_reproduce_reports_each_failure(checkout, stub_env, verdict, skipped_calls):
-    result, calls = _entry(checkout, **stub_env)
+def test_verify_passes_the_verdict_on(checkout):
+    result, _ = _entry(checkout, STUB_VERDICT="1")
     assert result.returncode == 1
-    assert verdict in result.stdout and "VERDICT: NOT REPRODUCED" in result.stdout, result.stdout
-    assert "dvc repro" in calls
-    assert not set(skipped_calls) & set(calls)
 
 
-def test_reproduce_skips_pull_without_remote(checkout):
-    result, calls = _entry(checkout)
-    assert result.returncode == 0 and "dvc pull" not in calls
-    assert "no DVC remote configured" in result.stdout
+def test_verify_warns_that_uncommitted_changes_are_not_verified(checkout):
+    result, _ = _entry(checkout, STUB_CHANGED=" M params.yaml\n M src/x.py\n")
+    assert result.returncode == 0
+    assert "verifying commit abc1234" in result.stdout
+    assert "M params.yaml  M src/x.py" in result.stdout
 
 
 @pytest.mark.parametrize("args, expected_call", [

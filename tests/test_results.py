@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import pull_toorpia
-from pipeline_helpers import REPO, run, stage, workspace
+from conftest import fill_cache
+from pipeline_helpers import REPO, import_pointers, run, stage, workspace
 
 ID = ["dataset", "snr", "method", "seed", "stochastic", "n", "d"]
 CANONICAL = ("density", "clusters", "transition", "outliers", "populations")
@@ -57,11 +59,13 @@ def test_committed_rows_equal_the_published_values(published):
     assert compare_rows(ours, published, EXACT_METHODS) > 5 * 4 * 80
 
 
-def test_pipeline_rebuilds_deterministic_rows_from_scratch(tmp_path, pulled_root, reference_dir):
-    """generate -> embed -> score at the canonical configuration, toorPIA from the pulled cache:
+def test_pipeline_rebuilds_deterministic_rows_from_scratch(tmp_path, imported_root,
+                                                          reference_dir):
+    """generate -> embed -> score at the canonical configuration, toorPIA from the imported maps:
     every value equals the reference release's expected_metrics.csv to 1e-9."""
     root = workspace(tmp_path / "canonical", methods=["PCA", "Isomap", "toorPIA"])
-    shutil.copytree(pulled_root / "external_embeddings", root / "external_embeddings")
+    shutil.copytree(imported_root / "external_embeddings", root / "external_embeddings",
+                    dirs_exist_ok=True)
     for dataset in CANONICAL:
         for name in ("generate", "embed", "score"):
             stage(root, name, dataset)
@@ -82,14 +86,50 @@ def test_fresh_clone_lock_is_in_step(tmp_path):
     assert "Running stage" not in result.stdout, result.stdout
 
 
+def verify(repo: Path, cache: Path, workdir: Path, *extra: str) -> subprocess.CompletedProcess:
+    return run([sys.executable, str(REPO / "tools" / "verify.py"), "--repo", str(repo),
+                "--cache", str(cache), "--workdir", str(workdir), *extra], REPO, check=False)
+
+
+def test_verify_names_what_differs_and_why(tmp_path, shared_imports):
+    """`make verify`'s verdict on a small committed profile (one dataset at the canonical N, D;
+    PCA and toorPIA): with the maps every output is identical (exit 0); without them the
+    tables that hold toorPIA differ, each with the reason, and the exit status says so."""
+    repo = workspace(tmp_path / "repo", datasets=["density"], methods=["PCA", "toorPIA"])
+    fill_cache(repo, shared_imports)
+    run(["dvc", "checkout", "-q", *import_pointers()], repo)
+    run(["dvc", "repro"], repo)
+    run(["git", "add", "-A"], repo)
+    run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-qm", "x"], repo)
+
+    same = verify(repo, repo / ".dvc" / "cache", tmp_path / "with-maps")
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert "VERDICT: REPRODUCED" in same.stdout and " differs " not in same.stdout
+
+    empty = tmp_path / "empty-cache"
+    empty.mkdir()
+    differs = verify(repo, empty, tmp_path / "without-maps", "--offline")
+    assert differs.returncode == 1, differs.stdout + differs.stderr
+    assert "VERDICT: NOT REPRODUCED" in differs.stdout
+    assert "verify: missing 15 of 15 imports (toorPIA's maps of 10 dataset folder(s) and the " \
+        "published tables): not in the local DVC cache" in differs.stdout
+    assert "Consequence: toorPIA will be reported unavailable for density, so" in differs.stdout
+    rows = {line.split()[0]: line for line in differs.stdout.splitlines()
+            if line.startswith("  ") and len(line.split()) > 1}
+    for name in ("results/metrics_per_run.csv", "results/per_run/density.skipped.csv",
+                 "paper/tables/density.tex", "REPORT.md"):
+        assert " differs " in rows[name] and "toorPIA unavailable" in rows[name], name
+    assert "toorPIA was unavailable in this run:\n  density: no map at external_embeddings/" \
+        in differs.stdout
+
+
 @pytest.mark.slow
-def test_clean_clone_reproduces_committed_outputs_byte_for_byte(tmp_path, shared_toorpia):
-    """The reviewer's flow: clone, dvc pull, dvc repro -> the committed CSVs, REPORT.md and paper
-    tables come back byte for byte; a second repro runs nothing."""
-    clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
-    pull_toorpia(clone, shared_toorpia / "dvc-remote", tmp_path / "site")
-    run(["dvc", "repro"], clone)
-    diff = run(["git", "status", "--porcelain", "--untracked-files=all"], clone).stdout
-    assert diff == "", f"outputs differ from the committed ones:\n{diff}"
-    assert "Running stage" not in run(["dvc", "repro"], clone).stdout
+def test_clean_clone_reproduces_committed_outputs_byte_for_byte(tmp_path, shared_imports):
+    """The reviewer's flow, `make verify`: clone HEAD, restore the imports, dvc repro -> every
+    committed CSV, REPORT and paper table and dvc.lock come back byte for byte, and
+    `dvc status --no-updates` is clean."""
+    cache = tmp_path / "cache"
+    shutil.copytree(shared_imports / "dvc-remote" / "files", cache / "files")
+    result = verify(REPO, cache, tmp_path / "verify", "--offline")
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr
+    assert "VERDICT: REPRODUCED" in result.stdout

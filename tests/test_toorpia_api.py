@@ -68,7 +68,9 @@ def test_no_cache_no_key_skips_with_reason(monkeypatch, X, context):
     with pytest.raises(SkipMethod) as skip:
         fit_toorpia(X, 0, context)
     path = cache_path(context, "toorpia", "embedding", 0)
-    assert str(skip.value) == f"no cache at {path} and TOORPIA_API_KEY unset"
+    pointer = path.parents[1].with_suffix(".dvc")
+    assert str(skip.value) == (f"no map at {path} (`dvc pull {pointer}` brings the previous "
+                               "release's maps) and TOORPIA_API_KEY unset")
 
 
 def test_no_context_skips(X):

@@ -1,53 +1,114 @@
-"""The toorPIA coordinates as DVC data: a real ``dvc pull`` over HTTP, then validated loading.
+"""The previous release's public data as DVC imports: toorPIA's maps and the published tables.
 
-The shared DVC remote is served read-only on 127.0.0.1 (as a reader's public HTTP remote would
-be); a fresh repository with our committed ``.dvc/config``, pointer and manifest pulls from it
-once per session, with the remote URL overridden locally the way docs/toorpia.md describes.
+The 15 import pointers are the ones DVC wrote for the previous release's public repository.
+Tests restore their data offline, as a reviewer's ``dvc pull`` would leave it: the shared DVC
+objects are copied into a fresh repository's cache and ``dvc checkout`` runs (no clone).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from drfidelity.datasets.noise_dims import make_noise_dims
 from drfidelity.methods import EmbedContext
 from drfidelity.methods.external import MANIFEST, fingerprint, load_cached
+from conftest import fill_cache
+from pipeline_helpers import import_pointers, run, workspace
 
 REPO = Path(__file__).resolve().parents[1]
 CANONICAL = ("density", "transition", "clusters", "outliers", "populations")
+MAP = "density/toorpia/embedding/n1000_d768_snr1/seed0.npy"
 
 
-def test_committed_remote_is_public_https():
-    config = (REPO / ".dvc" / "config").read_text()
-    assert "remote = public" in config
-    assert "url = https://" in config.split("""['remote "public"']""")[1]
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_pointer_is_the_shared_one_verbatim(shared_toorpia):
-    shared_pointer = shared_toorpia / "toorpia-v1.3.0" / "external_embeddings.dvc"
-    assert (REPO / "external_embeddings.dvc").read_bytes() == shared_pointer.read_bytes()
+def test_no_dvc_remote_and_no_placeholder_host():
+    """Imports never read a project remote; the old placeholder host is gone everywhere."""
+    assert "remote" not in (REPO / ".dvc" / "config").read_text()
+    found = subprocess.run(["git", "grep", "-n", "-I", r"drfidelity\.example", "--", ".",
+                            ":(exclude)tests"], cwd=REPO, capture_output=True, text=True)
+    assert found.stdout == "", found.stdout
 
 
-def test_pull_brings_every_listed_file(pulled_root, shared_toorpia):
-    listed = set((shared_toorpia / "toorpia-v1.3.0" / "FILES.txt").read_text().split())
-    cache = pulled_root / "external_embeddings"
-    pulled = {p.relative_to(cache).as_posix() for p in cache.rglob("*") if p.is_file()}
+def test_pointers_are_the_shared_ones_verbatim(shared_imports):
+    shared = shared_imports / "upstream-v1.3.0-imports"
+    expected = sorted(p.relative_to(shared).as_posix() for p in shared.rglob("*.dvc"))
+    assert len(expected) == 15
+    assert import_pointers() == expected
+    for name in expected:
+        assert (REPO / name).read_bytes() == (shared / name).read_bytes(), name
+
+
+def test_pointers_are_tracked_and_their_data_ignored():
+    def ignored(path: str) -> bool:
+        return subprocess.run(["git", "check-ignore", "-q", "--no-index", path],
+                              cwd=REPO).returncode == 0
+    assert not any(ignored(name) for name in import_pointers())
+    assert ignored(f"external_embeddings/{MAP}")
+    assert ignored("reference/v1.3.0/results/metrics_per_run.csv")
+    assert ignored("reference/v1.3.0/paper_tables/density.tex")
+
+
+def test_checkout_restores_every_map_with_its_manifest_sha256(imported_root, shared_imports):
+    listed = set((shared_imports / "toorpia-v1.3.0" / "FILES.txt").read_text().split())
+    maps = imported_root / "external_embeddings"
+    restored = {p.relative_to(maps).as_posix() for p in maps.rglob("*.npy")}
     assert len(listed) == 125
-    assert pulled == listed
+    assert restored == listed
+    manifest = json.loads((REPO / MANIFEST).read_text())["entries"]
+    for key, entry in manifest.items():
+        assert sha256(maps / key) == entry["sha256"], key
 
 
-def test_manifest_matches_its_generator(shared_toorpia):
+@pytest.mark.parametrize("imported, published", [("results", "published_results"),
+                                                 ("paper_tables", "published_paper_tables")])
+def test_checkout_restores_the_published_tables_byte_for_byte(imported_root, reference_dir,
+                                                              imported, published):
+    ours = imported_root / "reference" / "v1.3.0" / imported
+    theirs = reference_dir / published
+    names = sorted(p.name for p in theirs.iterdir())
+    assert names and set(names) <= {p.name for p in ours.iterdir()}
+    for name in names:
+        assert (ours / name).read_bytes() == (theirs / name).read_bytes(), name
+
+
+def test_tampered_map_is_refused_by_name(imported_root, reference_dir, tmp_path):
+    root = tmp_path / "tampered"
+    (root / "external_embeddings").mkdir(parents=True)
+    shutil.copy(REPO / MANIFEST, root / MANIFEST)
+    shutil.copytree(imported_root / "external_embeddings" / "density",
+                    root / "external_embeddings" / "density")
+    target = root / "external_embeddings" / MAP
+    Y = np.load(target)
+    Y[0, 0] += 1e-9
+    target.chmod(0o644)
+    np.save(target, Y)
+    X = np.load(reference_dir / "canonical/density_snr1/inputs.npz")["X"]
+    with pytest.raises(ValueError, match="differs from") as error:
+        load_cached(EmbedContext(root, "density", "n1000_d768_snr1"), "toorpia", "embedding",
+                    0, X)
+    assert MAP in str(error.value)
+
+
+def test_manifest_matches_its_generator(shared_imports):
     spec = importlib.util.spec_from_file_location(
         "make_toorpia_manifest", REPO / "tools" / "make_toorpia_manifest.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     committed = json.loads((REPO / MANIFEST).read_text())
-    assert committed == tool.build_manifest(shared_toorpia)
+    assert committed == tool.build_manifest(shared_imports)
     assert len(committed["entries"]) + len(committed["unverified"]) == 125
 
 
@@ -76,30 +137,30 @@ def _reference_inputs(reference_dir: Path) -> dict[str, np.ndarray]:
     return inputs
 
 
-def test_every_reference_backed_entry_loads_for_its_input(pulled_root, reference_dir):
+def test_every_reference_backed_entry_loads_for_its_input(imported_root, reference_dir):
     manifest = json.loads((REPO / MANIFEST).read_text())["entries"]
     inputs = _reference_inputs(reference_dir)
     assert set(inputs) == {key for key, entry in manifest.items()
                            if entry["input_source"].startswith("reference")}
     for key, X in inputs.items():
-        context, mode, seed = _context(pulled_root, key)
+        context, mode, seed = _context(imported_root, key)
         Y = load_cached(context, "toorpia", mode, seed, X)
         assert Y.shape == (X.shape[0], 2), key
 
 
 @pytest.mark.parametrize("tag, n, d, data_seed", [("n500_dim10", 500, 10, 42),
                                                   ("n1000_dim2000_ds3", 1000, 2000, 3)])
-def test_generator_backed_csvform_entries_load_for_generated_inputs(pulled_root, tag, n, d,
+def test_generator_backed_csvform_entries_load_for_generated_inputs(imported_root, tag, n, d,
                                                                     data_seed):
     X = make_noise_dims(n=n, d=d, seed=data_seed).clean
-    Y = load_cached(EmbedContext(pulled_root, "noise_dims", tag), "toorpia", "fit", 2, X)
+    Y = load_cached(EmbedContext(imported_root, "noise_dims", tag), "toorpia", "fit", 2, X)
     assert Y.shape == (n, 2)
 
 
-def test_cache_of_other_data_is_rejected_naming_file_and_fingerprints(pulled_root,
+def test_cache_of_other_data_is_rejected_naming_file_and_fingerprints(imported_root,
                                                                       reference_dir):
     X_clusters = np.load(reference_dir / "canonical/clusters_snr1/inputs.npz")["X"]
-    density = EmbedContext(pulled_root, "density", "n1000_d768_snr1")
+    density = EmbedContext(imported_root, "density", "n1000_d768_snr1")
     with pytest.raises(ValueError) as error:
         load_cached(density, "toorpia", "embedding", 0, X_clusters)
     message = str(error.value)
@@ -110,16 +171,55 @@ def test_cache_of_other_data_is_rejected_naming_file_and_fingerprints(pulled_roo
         in message
 
 
-def test_input_one_ulp_off_is_rejected(pulled_root, reference_dir):
+def test_input_one_ulp_off_is_rejected(imported_root, reference_dir):
     X = np.load(reference_dir / "canonical/outliers_snr1/inputs.npz")["X"].copy()
     X[500, 300] = np.nextafter(X[500, 300], np.inf)
     with pytest.raises(ValueError, match="computed for other data"):
-        load_cached(EmbedContext(pulled_root, "outliers", "n1000_d768_snr1"), "toorpia",
+        load_cached(EmbedContext(imported_root, "outliers", "n1000_d768_snr1"), "toorpia",
                     "embedding", 0, X)
 
 
-def test_unverified_legacy_cache_is_refused(pulled_root):
+def test_unverified_legacy_cache_is_refused(imported_root):
     X = np.zeros((1000, 768))
-    context = EmbedContext(pulled_root, "clusters_sweep", "dr10")
+    context = EmbedContext(imported_root, "clusters_sweep", "dr10")
     with pytest.raises(ValueError, match="no entry in .* and no provenance sidecar"):
         load_cached(context, "toorpia", "embedding", 0, X)
+
+
+def test_pipeline_follows_the_maps(tmp_path, shared_imports):
+    """Without the maps `dvc repro` completes with toorPIA unavailable; once they are checked
+    out, DVC sees the embed stage changed, reruns it (and no generator), and the toorPIA row
+    appears; a tampered map then makes the stage stale again and is refused by name."""
+    root = workspace(tmp_path / "ws", datasets=["density"], methods=["PCA", "toorPIA"])
+    run(["dvc", "repro"], root)
+    [reason] = pd.read_csv(root / "results" / "skipped_methods.csv").reason
+    assert "dvc pull external_embeddings/density/toorpia/embedding.dvc" in reason
+    assert set(pd.read_csv(root / "results" / "metrics_per_run.csv").method) == {"PCA"}
+
+    fill_cache(root, shared_imports)
+    run(["dvc", "checkout", "-q", "external_embeddings/density/toorpia/embedding.dvc"], root)
+    status = json.loads(run(["dvc", "status", "--no-updates", "--json"], root).stdout)
+    assert "embed@density" in status and "generate@density" not in status
+    ran = run(["dvc", "repro"], root).stdout
+    assert "Running stage 'embed@density'" in ran and "Running stage 'generate@density'" not in ran
+    assert set(pd.read_csv(root / "results" / "metrics_per_run.csv").method) == {"PCA", "toorPIA"}
+    assert pd.read_csv(root / "results" / "skipped_methods.csv").empty
+    assert "Running stage" not in run(["dvc", "repro", "--dry"], root).stdout
+
+    target = root / "external_embeddings" / MAP
+    target.chmod(0o644)
+    target.write_bytes(target.read_bytes()[:-8] + bytes(8))
+    status = json.loads(run(["dvc", "status", "--no-updates", "--json"], root).stdout)
+    assert "embed@density" in status
+    refused = run(["dvc", "repro"], root, check=False)
+    assert refused.returncode != 0 and MAP in refused.stdout + refused.stderr
+
+
+def test_comparison_reads_the_imported_tables_by_default(imported_root):
+    """tools/compare_published.py, run from a checkout with the imports, needs no argument."""
+    shutil.copytree(REPO / "tools", imported_root / "tools", dirs_exist_ok=True)
+    shutil.copytree(REPO / "results", imported_root / "results", dirs_exist_ok=True)
+    done = subprocess.run([sys.executable, "tools/compare_published.py"], cwd=imported_root,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "| toorPIA |" in done.stdout

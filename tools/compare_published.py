@@ -1,7 +1,9 @@
 """Compare the committed results with the reference release's published values.
 
 Usage: python tools/compare_published.py [PUBLISHED_DIR]
-       (default ../shared/reference-v1.3.0/published_results)
+       (default reference/v1.3.0/results: the previous release's published tables, imported
+       from its public repository; `python tools/imports.py` or
+       `dvc pull reference/v1.3.0/results.dvc` brings them)
 
 Prints two Markdown tables for docs/methods.md: the largest per-run difference per method over
 every shared metric column, and the median full rho / near rho per (dataset, method) against
@@ -74,8 +76,11 @@ def markdown(frame: pd.DataFrame) -> str:
 
 
 def main() -> int:
-    published = Path(sys.argv[1]) if len(sys.argv) > 1 else \
-        REPO.parent / "shared" / "reference-v1.3.0" / "published_results"
+    published = Path(sys.argv[1]) if len(sys.argv) > 1 else REPO / "reference/v1.3.0/results"
+    if not (published / "metrics_per_run.csv").is_file():
+        print(f"compare_published: {published / 'metrics_per_run.csv'} not found; bring the "
+              "published tables with `dvc pull reference/v1.3.0/results.dvc`", file=sys.stderr)
+        return 2
     print(markdown(per_run_differences(read(REPO / "results" / "metrics_per_run.csv"),
                                        read(published / "metrics_per_run.csv"))))
     print()

@@ -12,9 +12,8 @@ export DVC_NO_ANALYTICS=1
 
 echo "kick-the-tires: copying the tracked files of $repo to $work"
 git -C "$repo" ls-files -z | (cd "$repo" && tar --null -T - -cf -) | (cd "$work" && tar -xf -)
-if [[ -d "$repo/external_embeddings" ]]; then  # toorPIA's pulled caches, if any
-    cp -r "$repo/external_embeddings" "$work/"
-fi
+# toorPIA's imported maps, if present (the pointers came with the tracked files)
+cp -r "$repo/external_embeddings/." "$work/external_embeddings/"
 cd "$work"
 git init -q
 git -c user.name=kick -c user.email=kick@localhost commit -q --allow-empty -m "kick-the-tires copy"

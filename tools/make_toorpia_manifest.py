@@ -1,7 +1,7 @@
 """Build ``external_embeddings.manifest.json`` from the shared v1.3.0 folders.
 
-The cache files are read from the DVC remote itself (``dvc-remote/``: the pointer's ``.dir``
-listing maps each path to its content-addressed object), the inputs they belong to from the
+The cache files are read from the shared DVC objects (``dvc-remote/``) that the committed import
+pointers ``external_embeddings/*/toorpia/*.dvc`` name, the inputs they belong to from the
 reference folders' ``params.json`` (sha256 of the raw C-order float64 bytes of ``X`` and the
 cache path). Each entry records the cache file's sha256 and shape, the input's sha256 and shape,
 the endpoint and mode, and the source release; ``drfidelity.methods.external`` refuses a cache
@@ -32,6 +32,7 @@ from drfidelity import runtime
 runtime.configure("exact")  # the generator must reproduce the reference inputs bit for bit
 
 import numpy as np  # noqa: E402
+import yaml  # noqa: E402
 
 from drfidelity.datasets.noise_dims import make_noise_dims  # noqa: E402
 from drfidelity.methods.external import fingerprint  # noqa: E402
@@ -58,14 +59,19 @@ def _sha256(data: bytes) -> str:
 
 
 def remote_files(shared: Path) -> dict[str, bytes]:
-    """Path under ``external_embeddings/`` -> file bytes, as stored in the DVC remote."""
-    pointer = (shared / "toorpia-v1.3.0" / "external_embeddings.dvc").read_text()
-    dir_md5 = next(line.split(":")[1].strip() for line in pointer.splitlines()
-                   if line.strip().startswith("- md5:"))
+    """Path under ``external_embeddings/`` -> file bytes, for every map that the committed
+    import pointers name, read from the DVC objects (each pointer's ``.dir`` listing maps its
+    files to content-addressed objects)."""
     objects = shared / "dvc-remote" / "files" / "md5"
-    listing = json.loads((objects / dir_md5[:2] / dir_md5[2:]).read_text())
-    return {item["relpath"]: (objects / item["md5"][:2] / item["md5"][2:]).read_bytes()
-            for item in listing}
+    files = {}
+    for pointer in sorted((REPO / "external_embeddings").glob("*/*/*.dvc")):
+        [out] = yaml.safe_load(pointer.read_text())["outs"]
+        listing = json.loads((objects / out["md5"][:2] / out["md5"][2:]).read_text())
+        folder = pointer.parent.relative_to(REPO / "external_embeddings") / out["path"]
+        for item in listing:
+            files[f"{folder.as_posix()}/{item['relpath']}"] = \
+                (objects / item["md5"][:2] / item["md5"][2:]).read_bytes()
+    return files
 
 
 def reference_inputs(shared: Path) -> dict[str, tuple[str, list[int], str]]:

@@ -192,9 +192,13 @@ def _require_context(context: EmbedContext | None) -> EmbedContext:
 
 
 def _no_key_reason(paths: list[Path]) -> str | None:
+    """Why the maps cannot be had, naming the import pointers that bring them
+    (``{mode}.dvc`` beside each ``{mode}/{tag}/seed{s}.npy``)."""
     if os.environ.get(KEY_VARIABLE):
         return None
-    return f"no cache at {' and '.join(map(str, paths))} and {KEY_VARIABLE} unset"
+    pointers = sorted({str(path.parent.parent.with_suffix(".dvc")) for path in paths})
+    return (f"no map at {' and '.join(map(str, paths))} (`dvc pull {' '.join(pointers)}` "
+            f"brings the previous release's maps) and {KEY_VARIABLE} unset")
 
 
 def fit_toorpia(X: np.ndarray, seed: int, context: EmbedContext | None = None, *,
