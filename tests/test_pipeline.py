@@ -156,7 +156,7 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
     before = tree_digest(root, "embeddings")
     monkeypatch.setitem(METHODS, "PCA", Method("PCA", stochastic=False, fit=broken,
                                                not_operable="test"))
-    with pytest.raises(RuntimeError, match=r"1 job\(s\) failed:\n  PCA seed 0: "
-                                           r"FloatingPointError: diverged"):
+    with pytest.raises(embed.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
+                                               r"FloatingPointError: diverged$"):
         embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)
     assert tree_digest(root, "embeddings") == before

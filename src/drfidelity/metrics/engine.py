@@ -28,9 +28,14 @@ from .populations import population_weights
 from .shepard import (RankedDistances, ShepardPair, inverse_permutation, per_point_levels,
                       per_point_sizes, per_point_weights)
 from .stress import band_stress, fidelity
-from .validation import (check_embedding, check_indices, check_input_space, check_labels)
+from .validation import (check_embedding, check_indices, check_input_space, check_labels,
+                         check_memory)
 
 NEAR_MIN_PAIRS = 3
+# Peak memory per pair of points (benchmarks/README.md, N = 20 000: ~18 bytes per reference
+# space held by a Reference, ~14 more while a map is scored), rounded up.
+BYTES_PER_PAIR_SPACE = 20
+BYTES_PER_PAIR_SCORE = 16
 
 
 def _rows_of(d: np.ndarray, n: int):
@@ -115,19 +120,23 @@ class Reference:
                  population=None, metric: str = "euclidean", per_point: bool = True):
         X = check_input_space("X", X, metric)
         n = self.n = X.shape[0]
+        if truth is not None:
+            truth = check_input_space("truth", truth, metric, n=n)
+        shared_truth = truth is not None and np.array_equal(truth, X)
+        spaces = 1 if truth is None or shared_truth else 2
+        check_memory(n, spaces * BYTES_PER_PAIR_SPACE + BYTES_PER_PAIR_SCORE, "scoring")
         d_amb = condensed_distances(X, metric)
         self._ambient = _BandReference.build("vs_ambient", d_amb, n, per_point)
         self._truth = None
         d_truth = d_amb
-        if truth is not None:
-            truth = check_input_space("truth", truth, metric, n=n)
-            if np.array_equal(truth, X):  # noise-free data: share the ambient work
-                self._truth = replace(self._ambient, tag="vs_truth")
-            else:
-                d_truth = condensed_distances(truth, metric)
-                self._truth = _BandReference.build("vs_truth", d_truth, n, per_point)
+        if shared_truth:  # noise-free data: share the ambient work
+            self._truth = replace(self._ambient, tag="vs_truth")
+        elif truth is not None:
+            d_truth = condensed_distances(truth, metric)
+            self._truth = _BandReference.build("vs_truth", d_truth, n, per_point)
         self._kmax = min(max(K_VALUES), n - 1)
-        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax)
+        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax,
+                                          constant=not np.any(d_amb > 0))
 
         self._tight: TightCluster | None = None
         if labels is not None:
@@ -164,9 +173,11 @@ class Reference:
         Y = check_embedding(Y, self.n)
         n = self.n
         d_2d = pdist(Y)
-        if not np.any(d_2d > 0):
+        constant = not np.any(d_2d > 0)
+        if constant:
             warnings.warn("the embedding puts every point at the same place (all 2-D distances "
-                          "are 0): Spearman rho is undefined (NaN) and stress is NaN",
+                          "are 0): Spearman rho, stress, trustworthiness, continuity and recall "
+                          "are undefined (NaN)",
                           RuntimeWarning, stacklevel=2)
         low = RankedDistances(d_2d)
         ambient = self._ambient.pair(low)
@@ -194,7 +205,7 @@ class Reference:
             row.update(outlier_metrics(self._outliers, self._outlier_high, low_outliers, ambient))
         if self._population is not None:
             row.update({key: ambient.rho(w) for key, w in self._population.items()})
-        low_neighbours = Neighbourhoods(rows_2d, n, self._kmax)
+        low_neighbours = Neighbourhoods(rows_2d, n, self._kmax, constant=constant)
         row.update(neighbour_scores(self._neighbours, low_neighbours))
         return row
 

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.spatial.distance import _METRICS_NAMES
 
 MIN_POINTS = 4
+SYMMETRY_RTOL = 1e-9
 
 
 def check_metric(metric: str) -> str:
@@ -35,17 +36,55 @@ def check_points(name: str, values, *, n: int | None = None,
 
 
 def check_input_space(name: str, X, metric: str, n: int | None = None) -> np.ndarray:
-    """Features, or with ``metric='precomputed'`` a square symmetric zero-diagonal matrix."""
+    """Features, or with ``metric='precomputed'`` a square non-negative distance matrix that is
+    symmetric with a zero diagonal up to rounding (relative :data:`SYMMETRY_RTOL` of its largest
+    entry, as ``sklearn.metrics.pairwise_distances`` returns); that matrix comes back exactly
+    symmetric ((A + A^T) / 2, which leaves an exactly symmetric matrix unchanged) with 0 on the
+    diagonal."""
     check_metric(metric)
     array = check_points(name, X, n=n)
     if metric == "precomputed":
         if array.shape[0] != array.shape[1]:
             raise ValueError(f"{name} must be a square distance matrix with metric='precomputed', "
                              f"got shape {array.shape}")
-        if (array < 0).any() or np.any(np.diag(array) != 0) or not np.array_equal(array, array.T):
-            raise ValueError(f"{name} must be symmetric, non-negative and zero on the diagonal "
-                             "with metric='precomputed'")
+        tolerance = SYMMETRY_RTOL * float(np.abs(array).max())
+        asymmetry = float(np.abs(array - array.T).max())
+        if (array < 0).any() or np.abs(np.diag(array)).max() > tolerance or asymmetry > tolerance:
+            raise ValueError(
+                f"{name} must be symmetric, non-negative and zero on the diagonal with "
+                f"metric='precomputed' (up to {SYMMETRY_RTOL:g} of its largest entry); largest "
+                f"asymmetry {asymmetry:.3g}, largest diagonal entry "
+                f"{np.abs(np.diag(array)).max():.3g}")
+        if asymmetry > 0 or np.any(np.diag(array) != 0):
+            array = (array + array.T) / 2
+            np.fill_diagonal(array, 0.0)
     return array
+
+
+def available_memory() -> int | None:
+    """Bytes the kernel reports as available for new allocations (``MemAvailable``), or None
+    where /proc/meminfo does not exist."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_memory(n: int, bytes_per_pair: float, what: str) -> None:
+    """Refuse, before allocating, work on N(N-1)/2 pairs that would not fit in memory.
+
+    Raises MemoryError with N, the estimate and the memory available.
+    """
+    needed = bytes_per_pair * n * (n - 1) / 2
+    available = available_memory()
+    if available is not None and needed > available:
+        raise MemoryError(f"{what} for N = {n:,} points needs about {needed / 2**30:.1f} GiB "
+                          f"({bytes_per_pair:g} bytes per pair of points), but only "
+                          f"{available / 2**30:.1f} GiB of memory is available")
 
 
 def check_embedding(Y, n: int) -> np.ndarray:

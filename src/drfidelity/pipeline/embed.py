@@ -25,6 +25,12 @@ from drfidelity.pipeline.generate import data_dir, load_meta
 from drfidelity.pipeline.params import Params
 
 
+class JobsFailed(ValueError):
+    """Some method x seed jobs raised; the message names dataset, method, seed and the error of
+    each, on one line (a rejected cache or a bad input is the usual cause, so the CLI reports it
+    as bad input)."""
+
+
 @dataclass(frozen=True)
 class Job:
     method: str
@@ -85,7 +91,8 @@ def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
         try:
             collect(*result())
         except Exception as exc:  # noqa: BLE001 - reported with method and seed
-            failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {exc}")
+            message = " ".join(str(exc).split())
+            failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {message}")
 
     if workers <= 1:
         _init_worker(x_path, context)
@@ -118,8 +125,8 @@ def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> No
     x_path = str(data_dir(root, dataset) / "X.npy")
     failures = _execute(todo, min(jobs or params.jobs, len(todo)), x_path, context, collect)
     if failures:
-        raise RuntimeError(f"embed {dataset}: {len(failures)} job(s) failed:\n  "
-                           + "\n  ".join(failures))
+        raise JobsFailed(f"embed {dataset}: {len(failures)} job(s) failed: "
+                         + "; ".join(failures))
     status = {}
     for name in params.methods:
         if name in skipped:
