@@ -143,3 +143,17 @@ def test_precomputed_that_is_not_symmetric_is_refused():
     D[3, 7] *= 1.001
     with pytest.raises(ValueError, match="must be symmetric.*largest asymmetry"):
         trustworthiness(D, X[:, :2], 5, metric="precomputed")
+
+
+def test_every_listed_metric_is_one_scipy_accepts():
+    from scipy.spatial.distance import cdist
+
+    from drfidelity.metrics.validation import PDIST_METRICS, check_metric
+
+    X = np.random.default_rng(0).random((12, 3))
+    for metric in PDIST_METRICS:
+        assert check_metric(metric) == metric
+        assert pdist(X, metric=metric).shape == (66,)
+        assert cdist(X[:2], X, metric=metric).shape == (2, 12)
+    with pytest.raises(ValueError, match="did you mean 'euclidean'"):
+        check_metric("euclidian")

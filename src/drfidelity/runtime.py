@@ -80,10 +80,13 @@ def describe() -> dict[str, str]:
     import platform
     from importlib import metadata
 
+    from drfidelity import __version__
+
     info = {
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
         "numerics": current_mode(),
+        "drfidelity": __version__,
     }
     for name in THREAD_VARIABLES + tuple(EXACT_VARIABLES):
         info[name] = os.environ.get(name, "(unset)")

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import difflib
+
 import numpy as np
-from scipy.spatial.distance import _METRICS_NAMES
 
 MIN_POINTS = 4
+# The metric names documented for scipy.spatial.distance.pdist / cdist (scipy keeps its own list
+# private; kulczynski1 and sokalmichener, deprecated since scipy 1.15, are left out); tests
+# check that scipy accepts each.
+PDIST_METRICS = ("braycurtis", "canberra", "chebyshev", "cityblock", "correlation", "cosine",
+                 "dice", "euclidean", "hamming", "jaccard", "jensenshannon", "mahalanobis",
+                 "minkowski", "rogerstanimoto", "russellrao", "seuclidean", "sokalsneath",
+                 "sqeuclidean", "yule")
 SYMMETRY_RTOL = 1e-9
 
 
 def check_metric(metric: str) -> str:
     """A scipy ``pdist`` metric name or ``'precomputed'``."""
-    if metric != "precomputed" and metric not in _METRICS_NAMES:
+    if metric != "precomputed" and metric not in PDIST_METRICS:
+        close = difflib.get_close_matches(str(metric), PDIST_METRICS + ("precomputed",), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError("metric must be 'precomputed' or a scipy pdist metric name, "
-                         f"got {metric!r}")
+                         f"got {metric!r}{hint}")
     return metric
 
 

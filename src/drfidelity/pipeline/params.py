@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 
 class ParamsError(ValueError):
     """A value in params.yaml is missing, of the wrong type, or out of range."""
@@ -51,6 +49,8 @@ def snr_label(snr: float) -> str:
 
 def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``path``; raise :class:`ParamsError` naming the offending key."""
+    import yaml  # imported here: `drfidelity score` (no pyyaml needed) loads this module too
+
     path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text())
