@@ -200,13 +200,16 @@ def test_unknown_parameter_is_rejected_with_the_known_names(X):
 
 
 @pytest.mark.parametrize("name, params, message", [
-    ("t-SNE", {"perplexity": 0}, "perplexity must be a number > 0, got 0"),
-    ("DREAMS", {"perplexity": float("nan")}, "perplexity must be a number > 0, got nan"),
-    ("UMAP", {"n_neighbors": 2.5}, "n_neighbors must be an integer > 0, got 2.5"),
-    ("UMAP", {"min_dist": -0.1}, "min_dist must be a number >= 0, got -0.1"),
-    ("DREAMS", {"reg_lambda": 1.5}, r"reg_lambda must be a number in \[0, 1\], got 1.5"),
-    ("PCC", {"num_epochs": 0}, "num_epochs must be an integer > 0, got 0"),
-    ("PyMDE", {"max_iter": "300"}, "max_iter must be an integer > 0, got '300'"),
+    ("t-SNE", {"perplexity": 0}, "perplexity must be > 0.0, got 0.0"),
+    ("DREAMS", {"perplexity": float("nan")}, "perplexity must be finite, got nan"),
+    ("UMAP", {"n_neighbors": 2.5}, r"n_neighbors must be an integer, got 2.5 \(float\)"),
+    ("UMAP", {"n_neighbors": -3}, "n_neighbors must be >= 2, got -3"),
+    ("UMAP", {"min_dist": -0.1}, "min_dist must be >= 0.0, got -0.1"),
+    ("DREAMS", {"reg_lambda": 1.5}, "reg_lambda must be <= 1.0, got 1.5"),
+    ("PCC", {"num_epochs": 0}, "num_epochs must be >= 1, got 0"),
+    ("PyMDE", {"max_iter": "300"}, "max_iter must be an integer, got '300'"),
+    ("PyMDE", {"device": "gpu"}, "device must be one of 'cpu', 'cuda', got 'gpu'"),
+    ("Isomap", {"n_neighbors": True}, "n_neighbors must be an integer, got True"),
 ])
 def test_bad_hyper_parameter_values_are_rejected(name, params, message, X):
     with pytest.raises(ValueError, match=message):

@@ -43,7 +43,7 @@ def test_bad_input_exit_code_2(tmp_path, capsys):
     np.save(tmp_path / "bad.npy", np.zeros((37, 2)))
     out = tmp_path / "row.json"
     assert run(tmp_path / "data.npz", tmp_path / "bad.npy", out) == 2
-    assert "Y has 37 rows" in capsys.readouterr().err
+    assert "Y has shape (37, 2), expected (38, 2)" in capsys.readouterr().err
     assert not out.exists()
     np.savez(tmp_path / "nox.npz", Z=np.zeros(3))
     assert run(tmp_path / "nox.npz", tmp_path / "emb.npy", out) == 2
@@ -100,7 +100,7 @@ def test_cli_exit_2_one_line_and_debug_traceback(tmp_path):
 
 
 def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypatch):
-    from drfidelity.metrics import validation
+    from drfidelity import validation
 
     n = 200_000
     np.savez(tmp_path / "big.npz", X=np.random.default_rng(0).normal(size=(n, 3)))

@@ -241,10 +241,11 @@ GOOD_Y = GOOD_X[:, :2]
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(X=np.where(np.eye(20, 3) > 0, np.nan, GOOD_X)), "X contains NaN"),
-    (dict(Y=np.full((20, 2), np.inf)), "Y contains NaN or infinite"),
+    (dict(Y=np.full((20, 2), np.inf)), "Y contains non-finite coordinates"),
     (dict(truth=np.full((20, 3), np.nan)), "truth contains NaN"),
-    (dict(Y=GOOD_Y[:10]), "Y has 10 rows"),
-    (dict(Y=GOOD_X), "Y must have 2 columns"),
+    (dict(Y=GOOD_Y[:10]), r"Y has shape \(10, 2\), expected \(20, 2\)"),
+    (dict(Y=GOOD_X), r"Y has shape \(20, 3\), expected \(20, 2\)"),
+    (dict(Y=GOOD_Y.astype(complex)), "Y must hold real numbers"),
     (dict(X=GOOD_X[:3], Y=GOOD_Y[:3]), "at least 4 points"),
     (dict(truth=GOOD_X[:19]), "truth has 19 rows"),
     (dict(labels=np.zeros(19, int)), "labels must have shape"),

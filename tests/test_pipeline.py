@@ -77,6 +77,8 @@ def assert_clear_error(result, message):
     ("data__snr", -2.0, "data.snr must be a positive"),
     ("data__snr", "noisy", "data.snr must be a number"),
     ("seeds", "three", "seeds must be an integer"),
+    ("data__snrr", 4, r"unknown key data.snrr \(did you mean 'snr'\?\)"),
+    ("method_params__UMAP__n_neighbors", -3, "method_params.UMAP.n_neighbors must be >= 2"),
 ])
 def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message):
     root = copy_of(small_run, tmp_path)
@@ -160,3 +162,42 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
                                                r"FloatingPointError: diverged$"):
         embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)
     assert tree_digest(root, "embeddings") == before
+
+
+def test_a_rejected_cache_is_one_line_naming_dataset_method_and_seed(small_run, tmp_path):
+    from drfidelity.methods import EmbedContext
+    from drfidelity.methods.external import store
+
+    root = copy_of(small_run, tmp_path)
+    before = tree_digest(root, *OUTPUTS)
+    set_params(root, methods=["PCA", "toorPIA"])
+    other = np.zeros((200, 40))  # the cached map claims to belong to other data
+    store(np.zeros((200, 2)), other, EmbedContext(root, "density", "n200_d40_snr1"),
+          "toorpia", "embedding", 0, {"endpoint": "test"})
+    result = stage(root, "embed", "density", check=False)
+    assert_clear_error(result, r"^drfidelity stage embed: error: embed density: 1 job\(s\) "
+                               r"failed: toorPIA seed 0: ValueError: .*computed for other data")
+    assert len(result.stderr.strip().splitlines()) == 1
+    debug = stage(root, "embed", "density", "--debug", check=False)
+    assert debug.returncode == 1 and "Traceback" in debug.stderr
+    assert tree_digest(root, *OUTPUTS) == before
+
+
+def test_status_records_the_settings_used(small_run):
+    import json
+
+    status = json.loads((small_run / "embeddings" / "density" / "status.json").read_text())
+    assert status["methods"]["Isomap"]["settings"] == {"n_neighbors": 15}
+
+
+def test_clamped_values_are_recorded_as_used():
+    from drfidelity.pipeline.embed import used_settings
+    from drfidelity.pipeline.params import load_params
+
+    from pipeline_helpers import REPO
+
+    params = load_params(REPO / "params.yaml")
+    assert used_settings(params, "t-SNE", 1000) == {"perplexity": 30}
+    assert used_settings(params, "t-SNE", 50) == {"perplexity": 16}
+    assert used_settings(params, "UMAP", 10) == {"n_neighbors": 9, "min_dist": 0.1}
+    assert used_settings(params, "DREAMS", 40)["perplexity"] == 13

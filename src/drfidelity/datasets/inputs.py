@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import _checks
+from drfidelity.validation import integer
 from .noise import add_noise, noise_std, parse_snr
 from .outliers import OUTLIER_LABEL, make_anchored_addplot, make_outliers
 from .registry import make_dataset
@@ -64,7 +64,7 @@ def addplot_inputs(*, n: int = 1000, d: int = 768, data_seed: int = 0, snr: Any 
     SeedSequence([data_seed, round(SNR*1000), 777]).
     """
     snr = parse_snr(snr)
-    data_seed = _checks.integer("data_seed", data_seed, 0)
+    data_seed = integer("data_seed", data_seed, 0)
     base = make_outliers(n, d, data_seed, n_add_bulk=n_add_bulk, add_per_direction=0)
     anchored = make_anchored_addplot(base, deviation=deviation, pair_offset=pair_offset,
                                      extra_dims=extra_dims, seed=data_seed)

@@ -27,6 +27,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from drfidelity.validation import check_map
+
 from .base import EmbedContext
 
 CACHE_DIR = "external_embeddings"
@@ -96,13 +98,7 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
         raise ValueError(
             f"{path}: file sha256 {hashlib.sha256(data).hexdigest()} differs from "
             f"{record['sha256']} recorded in the {origin} (restore it with `dvc pull`)")
-    Y = np.load(path, allow_pickle=False)
-    if Y.shape != (X.shape[0], 2) or Y.dtype.kind != "f":
-        raise ValueError(f"{path}: expected float ({X.shape[0]}, 2) coordinates, "
-                         f"got {Y.dtype} {Y.shape}")
-    if not np.all(np.isfinite(Y)):
-        raise ValueError(f"{path}: contains non-finite coordinates")
-    return np.asarray(Y, dtype=np.float64)
+    return check_map(str(path), np.load(path, allow_pickle=False), X.shape[0])
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -129,11 +125,9 @@ def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode
     the ``.npy`` second, each atomically, so a visible ``.npy`` always has its record.
     """
     X = np.asarray(X)
-    Y = np.ascontiguousarray(Y, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
-    if Y.shape != (X.shape[0], 2) or not np.all(np.isfinite(Y)):
-        raise ValueError(f"Y must be finite with shape ({X.shape[0]}, 2), got {Y.shape}")
+    Y = check_map("Y", Y, X.shape[0])
     path = cache_path(context, method, mode, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()

@@ -6,12 +6,13 @@ import warnings
 
 import numpy as np
 
-from .base import check_number
+from drfidelity.validation import real
+
 from .neighbourhood import clamp_neighbours
 
 
 def _umap(n: int, seed: int, n_neighbors: int, min_dist: float):
-    check_number("min_dist", min_dist, low_open=False)
+    real("min_dist", min_dist, low=0.0)
     import umap
 
     return umap.UMAP(n_components=2, n_neighbors=clamp_neighbours(n_neighbors, n),

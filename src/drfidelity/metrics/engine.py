@@ -3,8 +3,7 @@
 Everything on the high-D side (distance vectors, their sort orders, band radii, first-mode
 thresholds, per-point pools, the tightest cluster, outlier and population pair families) is
 computed once in the constructor, the neighbour lists once during the first score; scoring an
-embedding then costs one ``pdist`` of the 2-D points, one sort of it and chunked linear passes
-(benchmark.md §3.1-3.11, row layout §3.8).
+embedding then costs one ``pdist`` of the 2-D points, one sort of it and chunked linear passes.
 
 The input space X is an (N, D) feature matrix compared with any ``scipy.spatial.distance.pdist``
 metric (default Euclidean), or, with ``metric="precomputed"`` (the scikit-learn convention), a
@@ -28,7 +27,7 @@ from .populations import population_weights
 from .shepard import (RankedDistances, ShepardPair, inverse_permutation, per_point_levels,
                       per_point_sizes, per_point_weights)
 from .stress import band_stress, fidelity
-from .validation import (check_embedding, check_indices, check_input_space, check_labels,
+from drfidelity.validation import (check_embedding, check_indices, check_input_space, check_labels,
                          check_memory)
 
 NEAR_MIN_PAIRS = 3
@@ -83,7 +82,7 @@ class _BandReference:
         return ShepardPair(self.ranked, self.inverse, low)
 
     def scores(self, shepard: ShepardPair) -> tuple[dict, dict]:
-        """(band block, per-point block) of §3.4-3.6 for one embedding."""
+        """(band block, per-point block) for one embedding."""
         d, d_2d, tag = self.ranked.values, shepard.low.values, self.tag
         rho, band_stress_cols = {}, {}
         for p in bands.PERCENTILES:
@@ -110,10 +109,41 @@ class _BandReference:
 class Reference:
     """The high-D side of every metric, computed once and reused for each embedding.
 
-    Parameters follow :func:`score`. ``truth`` (clean coordinates, same metric as X) adds the
-    ``__vs_truth`` block; ``labels`` the tightest-cluster block (chosen in truth space, or in X
-    when no truth is given); ``outlier_idx`` (and ``outlier_dir``) the outlier block;
-    ``population`` (0 majority / 1 minority) the population block.
+    Parameters
+    ----------
+    X : array_like, shape (N, D) or (N, N)
+        The data (N >= 4, finite); with ``metric="precomputed"`` a square distance matrix,
+        symmetric with a zero diagonal up to rounding.
+    truth : array_like, shape (N, D), optional
+        Noise-free coordinates (same metric as X): adds the ``__vs_truth`` block.
+    labels : array_like of int, shape (N,), optional
+        Cluster labels (negative = unlabelled): adds the tightest-cluster block, the cluster
+        chosen in truth space (in X when no truth is given).
+    outlier_idx : array_like of int, optional
+        Indices of outlier points: adds the outlier block.
+    outlier_dir : array_like of int, optional
+        Outlier direction (group) per entry of ``outlier_idx``.
+    population : array_like of {0, 1}, shape (N,), optional
+        0 majority / 1 minority: adds the population block.
+    metric : str, default "euclidean"
+        A scipy ``pdist`` metric name for X (and truth), or ``"precomputed"``.
+    per_point : bool, default True
+        Also compute the per-point band Shepard columns (``pp_shepard_*``).
+
+    Raises
+    ------
+    ValueError
+        Input of the wrong shape, non-finite values, inconsistent N, bad labels or indices.
+    MemoryError
+        Before anything is allocated, when the estimated peak memory (about 20 bytes per pair
+        and reference space, 16 more while scoring) exceeds the memory available.
+
+    Notes
+    -----
+    Distances are exact on all N(N - 1)/2 pairs. Definitions of every column:
+    ``docs/metrics.md``. Band Shepard rho is Spearman's rho over the pairs inside a
+    data-distance percentile (Shepard 1962); stress is Kruskal's (1964) with the least-squares
+    scale; trustworthiness and continuity follow Venna & Kaski (2001).
     """
 
     def __init__(self, X, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None,
@@ -169,7 +199,19 @@ class Reference:
                                 for key, w in population_weights(population).items()}
 
     def score(self, Y) -> dict[str, float]:
-        """Every metric column for embedding Y, in the §3.8 row order."""
+        """Every metric column for the map Y.
+
+        Parameters
+        ----------
+        Y : array_like, shape (N, 2)
+            The embedding (Euclidean), finite, one row per point of X.
+
+        Returns
+        -------
+        dict of str to float
+            Column -> value, in the column order of the result tables. NaN where a metric is
+            undefined (e.g. every column of a constant map, with a RuntimeWarning).
+        """
         Y = check_embedding(Y, self.n)
         n = self.n
         d_2d = pdist(Y)
@@ -212,7 +254,21 @@ class Reference:
 
 def score(X, Y, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None, population=None,
           metric: str = "euclidean", per_point: bool = True) -> dict[str, float]:
-    """All metric columns of one embedding Y of X (see :class:`Reference` for the arguments)."""
+    """All metric columns of one embedding Y of X.
+
+    Parameters
+    ----------
+    X, truth, labels, outlier_idx, outlier_dir, population, metric, per_point
+        As for :class:`Reference`.
+    Y : array_like, shape (N, 2)
+        The embedding.
+
+    Returns
+    -------
+    dict of str to float
+        Column -> value (see :meth:`Reference.score`). To score several maps of one dataset,
+        build one :class:`Reference` and call its ``score`` per map.
+    """
     reference = Reference(X, truth=truth, labels=labels, outlier_idx=outlier_idx,
                           outlier_dir=outlier_dir, population=population, metric=metric,
                           per_point=per_point)

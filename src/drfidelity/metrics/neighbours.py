@@ -1,4 +1,4 @@
-"""Neighbour-preservation metrics: recall@k, trustworthiness and continuity (benchmark.md §3.7).
+"""Neighbour-preservation metrics: recall@k, trustworthiness and continuity (Venna & Kaski 2001).
 
 Ranks follow quality.md: rho_ij = 1 + |{k != i : d_ik < d_ij or (d_ik = d_ij and k < j)}|.
 Only the K nearest neighbours of every point are selected (one compiled pass per row); the
@@ -25,7 +25,7 @@ from scipy.spatial.distance import cdist
 
 from .distances import row_blocks
 from .rank_kernels import count_ranks, nearest
-from .validation import check_embedding, check_input_space
+from drfidelity.validation import check_embedding, check_input_space
 
 K_VALUES = (5, 15, 30)
 

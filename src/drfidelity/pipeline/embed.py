@@ -107,8 +107,22 @@ def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
     return failures
 
 
+def used_settings(params: Params, name: str, n: int) -> dict:
+    """The hyper-parameters method ``name`` runs with on n points: params over defaults, with
+    the values a wrapper clamps for small inputs (t-SNE perplexity, k-NN sizes) as used."""
+    method = METHODS[name]
+    return method.used(method.settings(params.method_params.get(name, {})), n)
+
+
 def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> None:
-    fingerprint = load_meta(params, dataset, root)["fingerprint"]
+    meta = load_meta(params, dataset, root)
+    fingerprint, n = meta["fingerprint"], meta["shape"][0]
+    for name in params.methods:
+        asked = METHODS[name].settings(params.method_params.get(name, {}))
+        for key, value in used_settings(params, name, n).items():
+            if value != asked[key]:
+                print(f"[embed {dataset}] {name}: {key} = {asked[key]!r} is clamped to "
+                      f"{value!r} for N = {n} (recorded in status.json)", flush=True)
     context = EmbedContext(root=root, dataset=dataset, tag=params.tag)
     todo = plan(params)
     progress = Progress(f"embed {dataset}", len(todo))
@@ -133,8 +147,7 @@ def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> No
             status[name] = {"status": "skipped", "reason": skipped[name]}
         else:
             status[name] = {"status": "ok", "seeds": METHODS[name].seeds(params.seeds),
-                            "settings": {**METHODS[name].defaults,
-                                         **params.method_params.get(name, {})}}
+                            "settings": used_settings(params, name, n)}
     arrays = {f"{m}/seed{s}": Y for (m, s), Y in sorted(results.items())}
     record = {"data_fingerprint": fingerprint, "methods": status}
     write_array_dir(embeddings_dir(root, dataset), arrays, {"status.json": dumps_json(record)})

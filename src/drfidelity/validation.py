@@ -1,8 +1,17 @@
-"""Input checks shared by every public metric function: bad input raises ValueError naming it."""
+"""The one validation module: every check of the package raises ValueError naming the argument.
+
+Scalars (generator knobs, method hyper-parameters, settings), mapping keys (with the closest
+known name), and arrays (data, maps, labels, indices, distance matrices). Booleans are rejected
+wherever a number is expected (``True`` is an ``int`` in Python, and a flag passed as a count is
+always a mistake).
+"""
 
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -17,13 +26,70 @@ PDIST_METRICS = ("braycurtis", "canberra", "chebyshev", "cityblock", "correlatio
 SYMMETRY_RTOL = 1e-9
 
 
+def integer(name: str, value: object, minimum: int | None = None) -> int:
+    """``value`` as an ``int``; ValueError unless it is a (non-bool) integer ``>= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def real(name: str, value: object, *, low: float | None = None, high: float | None = None,
+         low_open: bool = False) -> float:
+    """``value`` as a finite ``float`` in [low, high] (or (low, high] with ``low_open``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if low is not None and (value <= low if low_open else value < low):
+        bound = f"> {low}" if low_open else f">= {low}"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def flag(name: str, value: object) -> bool:
+    """``value`` if it is a ``bool`` (numpy bools included); anything else is an error."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def one_of(name: str, value: object, choices: Iterable[str]) -> str:
+    """``value`` if it is one of ``choices``."""
+    choices = tuple(choices)
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return value
+
+
+def close_match(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or '' when none is close."""
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def known_keys(where: str, given: Mapping[str, Any], known: Iterable[str]) -> None:
+    """ValueError naming every key of ``given`` outside ``known`` as ``where.key``, each with
+    its closest known name."""
+    known = sorted(map(str, known))
+    unknown = [key for key in given if key not in known]
+    if unknown:
+        names = ", ".join(f"{where + '.' if where else ''}{key}{close_match(key, known)}"
+                          for key in unknown)
+        raise ValueError(f"unknown key{'s' if len(unknown) > 1 else ''} {names}; known"
+                         f"{' in ' + where if where else ''}: {', '.join(known) or 'none'}")
+
+
 def check_metric(metric: str) -> str:
     """A scipy ``pdist`` metric name or ``'precomputed'``."""
     if metric != "precomputed" and metric not in PDIST_METRICS:
-        close = difflib.get_close_matches(str(metric), PDIST_METRICS + ("precomputed",), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError("metric must be 'precomputed' or a scipy pdist metric name, "
-                         f"got {metric!r}{hint}")
+                         f"got {metric!r}{close_match(metric, PDIST_METRICS)}")
     return metric
 
 
@@ -98,8 +164,20 @@ def check_memory(n: int, bytes_per_pair: float, what: str) -> None:
 
 
 def check_embedding(Y, n: int) -> np.ndarray:
-    """An (N, 2) finite array."""
-    return check_points("Y", Y, n=n, columns=2)
+    """The map scored against N data points: :func:`check_map` as ``Y``."""
+    return check_map("Y", Y, n)
+
+
+def check_map(name: str, Y, n: int) -> np.ndarray:
+    """A finite real (n, 2) array of 2-D coordinates, as C-contiguous float64."""
+    Y = np.asarray(Y)
+    if Y.shape != (n, 2):
+        raise ValueError(f"{name} has shape {Y.shape}, expected ({n}, 2)")
+    if Y.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold real numbers, got dtype {Y.dtype}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError(f"{name} contains non-finite coordinates")
+    return np.ascontiguousarray(Y, dtype=np.float64)
 
 
 def check_labels(name: str, values, n: int) -> np.ndarray:
