@@ -46,6 +46,7 @@ def test_outputs_have_the_documented_shape(small_run):
         "density.tex", "outliers.tex"]
 
 
+@pytest.mark.slow  # covered in the default suite's stead by the slow clean-clone test
 def test_same_params_give_byte_identical_outputs_in_a_new_process(small_run, tmp_path):
     again = workspace(tmp_path / "again", **SMALL)
     run_all_stages(again)
@@ -119,6 +120,7 @@ def test_stage_argument_errors(small_run):
     assert result.returncode == 2 and "not in params.yaml `datasets`" in result.stderr
 
 
+@pytest.mark.slow  # the clean-clone test also checks that a second repro runs nothing
 def test_dvc_repro_twice_runs_nothing_the_second_time(tmp_path):
     root = workspace(tmp_path / "dvc", **{**SMALL, "datasets": ["clusters"]})
     first = run(["dvc", "repro"], root)

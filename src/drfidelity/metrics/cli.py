@@ -21,38 +21,37 @@ OPTIONAL_ARRAYS = {"X_truth": "truth", "labels": "labels", "outlier_idx": "outli
 _UNREADABLE = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
-def read_npz(path: Path) -> dict:
-    """Every array of the .npz archive ``path``; ValueError naming the file when it is not one."""
+def _read(path: Path, kind: str):
+    """``np.load`` of ``path`` with every array read while the file is open (a damaged archive
+    member shows only when it is read); ValueError naming the file when it cannot be read."""
     import numpy as np
 
     try:
-        data = np.load(path, allow_pickle=False)
+        with open(path, "rb") as handle:  # closed even when numpy gives up half-way
+            loaded = np.load(handle, allow_pickle=False)
+            if isinstance(loaded, np.ndarray):
+                return loaded
+            with loaded:
+                return {name: loaded[name] for name in loaded.files}
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
     except _UNREADABLE as exc:
-        raise ValueError(f"{path} is not a readable .npz archive ({exc})") from None
-    if isinstance(data, np.ndarray):
+        raise ValueError(f"{path} is not a readable {kind} ({exc})") from None
+
+
+def read_npz(path: Path) -> dict:
+    """Every array of the .npz archive ``path``; ValueError naming the file when it is not one."""
+    arrays = _read(path, ".npz archive")
+    if not isinstance(arrays, dict):
         raise ValueError(f"{path} holds a single .npy array, not an .npz archive: save the data "
                          "with numpy.savez(path, X=X, ...)")
-    try:
-        with data:
-            return {name: data[name] for name in data.files}
-    except _UNREADABLE as exc:  # a damaged member shows only when it is read
-        raise ValueError(f"{path} is not a readable .npz archive ({exc})") from None
+    return arrays
 
 
 def read_npy(path: Path):
     """The array in the .npy file ``path``; ValueError naming the file when it is not one."""
-    import numpy as np
-
-    try:
-        array = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except _UNREADABLE as exc:
-        raise ValueError(f"{path} is not a readable .npy array ({exc})") from None
-    if not isinstance(array, np.ndarray):
-        array.close()
+    array = _read(path, ".npy array")
+    if isinstance(array, dict):
         raise ValueError(f"{path} is an .npz archive, not one .npy array: save the map with "
                          "numpy.save(path, Y)")
     return array
