@@ -203,3 +203,25 @@ def test_clamped_values_are_recorded_as_used():
     assert used_settings(params, "t-SNE", 50) == {"perplexity": 16}
     assert used_settings(params, "UMAP", 10) == {"n_neighbors": 9, "min_dist": 0.1}
     assert used_settings(params, "DREAMS", 40)["perplexity"] == 13
+
+
+def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_path):
+    from drfidelity.methods import EmbedContext
+    from drfidelity.methods.external import store
+
+    root = copy_of(small_run, tmp_path)
+    X = np.load(root / "data" / "density" / "X.npy")
+    Y = np.random.default_rng(7).normal(size=(200, 2))
+    path = store(Y, X, EmbedContext(root, "density", "n200_d40_snr1"), "pca", "embedding", 0,
+                 {"source": "test"})
+    assert path == root / "external_embeddings/density/pca/embedding/n200_d40_snr1/seed0.npy"
+    result = stage(root, "embed", "density")
+    assert "PCA seed0 injected from external_embeddings/density/pca/" in result.stdout
+    assert np.array_equal(np.load(root / "embeddings/density/PCA/seed0.npy"), Y)
+    stage(root, "score", "density")
+    rows = pd.read_csv(root / "results/per_run/density.csv").set_index("method")
+    assert rows.columns[-1] == "injected"
+    assert bool(rows.loc["PCA", "injected"]) and not bool(rows.loc["Isomap", "injected"])
+    before = pd.read_csv(small_run / "results/per_run/density.csv").set_index("method")
+    assert rows.loc["Isomap", "full_shepard"] == before.loc["Isomap", "full_shepard"]
+    assert rows.loc["PCA", "full_shepard"] != before.loc["PCA", "full_shepard"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 from drfidelity.validation import integer, one_of, real
 
 from . import mde, pcc_method, tsne
-from .base import EmbedContext, Method, NotOperable, SkipMethod, embed, embed_extend
+from .base import (EmbedContext, Method, NotOperable, SkipMethod, embed, embed_extend,
+                   run_method)
 from .dreams import extend_dreams, fit_dreams
 from .isomap import extend_isomap, fit_isomap
 from .linear import extend_pca, fit_pca
@@ -76,4 +77,4 @@ def get_method(name: str) -> Method:
 
 
 __all__ = ["CANONICAL_ORDER", "METHODS", "EmbedContext", "Method", "NotOperable", "SkipMethod",
-           "embed", "embed_extend", "get_method"]
+           "embed", "embed_extend", "get_method", "run_method"]

@@ -99,11 +99,32 @@ class Method:
 
 def embed(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,
           **params: Any) -> np.ndarray:
-    """Run ``method`` on ``X`` with ``seed`` and return a validated float64 (N, 2) array."""
+    """Run ``method`` on ``X`` with ``seed`` and return a validated float64 (N, 2) array
+    (injected coordinates instead, when ``context`` holds them: see :func:`run_method`)."""
+    return run_method(method, X, seed, context, **params)[0]
+
+
+def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,
+               **params: Any) -> tuple[np.ndarray, Path | None]:
+    """(map, injected file or None): the method's map of ``X``, or, when ``context`` holds
+    injected coordinates for this method, seed and input, those coordinates.
+
+    Injected files live at ``external_embeddings/<dataset>/<method>/<mode>/<tag>/seed<s>.npy``
+    (method name in lower case, mode ``embedding`` unless the method has a ``mode`` setting)
+    and are validated like toorPIA's cache (:func:`drfidelity.methods.external.load_cached`:
+    the recorded input fingerprint must be that of ``X``).
+    """
+    from . import external  # it imports this module
+
     settings = method.settings(params)
     X = _check_data("X", X)
+    if context is not None:
+        directory, mode = method.name.lower(), settings.get("mode", "embedding")
+        Y = external.load_cached(context, directory, mode, seed, X)
+        if Y is not None:
+            return Y, external.cache_path(context, directory, mode, seed)
     np.random.seed(seed)
-    return _check_embedding(method, method.fit(X, seed, context, **settings), len(X), seed)
+    return _check_embedding(method, method.fit(X, seed, context, **settings), len(X), seed), None
 
 
 def embed_extend(method: Method, X_fit: np.ndarray, X_add: np.ndarray, seed: int,

@@ -4,7 +4,7 @@ A file ``{root}/external_embeddings/{dataset}/{method}/{mode}/{tag}/seed{seed}.n
 shape (N, 2)) is used instead of running the method. A coordinate file is only as good as the
 input it was computed on, so every file must name that input: the input fingerprint is the
 sha256 of ``np.ascontiguousarray(X, float64).tobytes()`` (raw C-order bytes, as in the reference
-release's ``params.json``). Two places may record it:
+release's ``params.json``; :func:`drfidelity.storage.fingerprint`). Two places may record it:
 
 * the committed manifest ``{root}/external_embeddings.manifest.json`` (the DVC-tracked v1.3.0
   caches; built by ``tools/make_toorpia_manifest.py``), which also pins the file's own sha256;
@@ -20,24 +20,18 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
+from drfidelity.storage import atomic_write, fingerprint
 from drfidelity.validation import check_map
 
 from .base import EmbedContext
 
 CACHE_DIR = "external_embeddings"
 MANIFEST = "external_embeddings.manifest.json"
-
-
-def fingerprint(X: np.ndarray) -> str:
-    """sha256 of the raw C-order float64 bytes of ``X``; equal fingerprints = identical inputs."""
-    return hashlib.sha256(np.ascontiguousarray(X, dtype=np.float64).tobytes()).hexdigest()
 
 
 def cache_path(context: EmbedContext, method: str, mode: str, seed: int) -> Path:
@@ -88,7 +82,7 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
     record, origin = _provenance(path, Path(context.root))
-    actual = fingerprint(X)
+    actual = fingerprint(X, np.float64)
     if record["input_sha256"] != actual:
         raise ValueError(
             f"{path} was computed for other data: its input fingerprint ({origin}) is "
@@ -99,21 +93,6 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
             f"{path}: file sha256 {hashlib.sha256(data).hexdigest()} differs from "
             f"{record['sha256']} recorded in the {origin} (restore it with `dvc pull`)")
     return check_map(str(path), np.load(path, allow_pickle=False), X.shape[0])
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temporary file in the same directory and ``os.replace``: readers never see
-    a partial file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode: str,
@@ -135,8 +114,8 @@ def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode
     data = buffer.getvalue()
     record = {**provenance, "method": method, "mode": mode, "sha256":
               hashlib.sha256(data).hexdigest(), "shape": list(Y.shape),
-              "input_sha256": fingerprint(X), "input_shape": list(X.shape)}
-    _atomic_write(_sidecar(path), (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
-    _atomic_write(path, data)
+              "input_sha256": fingerprint(X, np.float64), "input_shape": list(X.shape)}
+    atomic_write(_sidecar(path), (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
+    atomic_write(path, data)
     return path
 

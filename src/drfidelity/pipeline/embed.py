@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from drfidelity.methods import METHODS, EmbedContext, SkipMethod, embed
+from drfidelity.methods import METHODS, EmbedContext, SkipMethod, run_method
 from drfidelity.pipeline.files import dumps_json, write_array_dir
 from drfidelity.pipeline.generate import data_dir, load_meta
 from drfidelity.pipeline.params import Params
@@ -58,13 +58,15 @@ def _init_worker(x_path: str, context: EmbedContext) -> None:
     _worker_context = context
 
 
-def _run_job(job: Job) -> tuple[Job, np.ndarray | None, str | None, float]:
+def _run_job(job: Job) -> tuple[Job, np.ndarray | None, Path | None, str | None, float]:
+    """(job, map, injected file, skip reason, seconds)."""
     start = time.perf_counter()
     try:
-        Y = embed(METHODS[job.method], _worker_X, job.seed, _worker_context, **job.settings)
-        return job, Y, None, time.perf_counter() - start
+        Y, injected = run_method(METHODS[job.method], _worker_X, job.seed, _worker_context,
+                                 **job.settings)
+        return job, Y, injected, None, time.perf_counter() - start
     except SkipMethod as skip:
-        return job, None, str(skip), time.perf_counter() - start
+        return job, None, None, str(skip), time.perf_counter() - start
 
 
 class Progress:
@@ -126,15 +128,21 @@ def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> No
     context = EmbedContext(root=root, dataset=dataset, tag=params.tag)
     todo = plan(params)
     progress = Progress(f"embed {dataset}", len(todo))
-    results, skipped = {}, {}
+    results, skipped, injected = {}, {}, {}
 
-    def collect(job: Job, Y, skip_reason: str | None, seconds: float) -> None:
+    def collect(job: Job, Y, injected_file: Path | None, skip_reason: str | None,
+                seconds: float) -> None:
         if skip_reason is not None:
             skipped[job.method] = skip_reason
             progress.step(f"{job.method} seed{job.seed} skipped: {skip_reason}")
-        else:
-            results[(job.method, job.seed)] = Y
+            return
+        results[(job.method, job.seed)] = Y
+        if injected_file is None:
             progress.step(f"{job.method} seed{job.seed} {seconds:.1f}s")
+        else:
+            where = Path(injected_file).relative_to(root).as_posix()
+            injected.setdefault(job.method, {})[str(job.seed)] = where
+            progress.step(f"{job.method} seed{job.seed} injected from {where}")
 
     x_path = str(data_dir(root, dataset) / "X.npy")
     failures = _execute(todo, min(jobs or params.jobs, len(todo)), x_path, context, collect)
@@ -147,7 +155,8 @@ def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> No
             status[name] = {"status": "skipped", "reason": skipped[name]}
         else:
             status[name] = {"status": "ok", "seeds": METHODS[name].seeds(params.seeds),
-                            "settings": used_settings(params, name, n)}
+                            "settings": used_settings(params, name, n),
+                            "injected": injected.get(name, {})}
     arrays = {f"{m}/seed{s}": Y for (m, s), Y in sorted(results.items())}
     record = {"data_fingerprint": fingerprint, "methods": status}
     write_array_dir(embeddings_dir(root, dataset), arrays, {"status.json": dumps_json(record)})
