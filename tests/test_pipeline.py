@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -225,3 +226,46 @@ def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_p
     before = pd.read_csv(small_run / "results/per_run/density.csv").set_index("method")
     assert rows.loc["Isomap", "full_shepard"] == before.loc["Isomap", "full_shepard"]
     assert rows.loc["PCA", "full_shepard"] != before.loc["PCA", "full_shepard"]
+
+
+PARENT = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+import numpy as np
+from drfidelity.pipeline import embed
+np.save(sys.argv[1], np.zeros((4, 2)))
+pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
+                           initializer=embed._init_worker,
+                           initargs=(sys.argv[1], None, os.getpid()))
+futures = [pool.submit(time.sleep, 120) for _ in range(3)]  # two busy workers, one job queued
+time.sleep(0.5)
+print(" ".join(str(p) for p in pool._processes), flush=True)
+time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"  # an unreaped zombie has already exited
+
+
+def test_embed_workers_die_when_the_stage_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path / "X.npy")],
+                          stdout=subprocess.PIPE, text=True) as parent:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+        assert len(workers) == 2 and all(_alive(p) for p in workers)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in workers), "embed workers outlived their stage"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -119,8 +120,10 @@ def _run_stage(args: argparse.Namespace) -> int:
         if args.dataset is not None and args.dataset not in params.datasets:
             raise ParamsError(f"dataset {args.dataset!r} is not in params.yaml `datasets` "
                               f"({', '.join(params.datasets)})")
-        from drfidelity import pipeline
+        from drfidelity import pipeline, runtime
 
+        if args.name == "embed":  # its workers follow it (see runtime.die_with_parent)
+            runtime.die_with_parent(os.getppid())
         pipeline.run_stage(params, args.name, args.dataset, root=Path("."), jobs=args.jobs)
     except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input
         return user_error(f"drfidelity stage {args.name}", exc, args.debug)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from . import external
+from drfidelity import runtime
 from drfidelity.validation import check_map, integer, real
 
 from .base import EmbedContext, SkipMethod
@@ -85,7 +86,7 @@ def _login_status(output: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str) -> None:
+def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str, parent: int) -> None:
     """Forked child: log in, run ``steps`` in one session, send one message per call.
 
     Messages are ``(status, payload, output)``: status ``ok`` (payload: coordinates and map
@@ -95,6 +96,7 @@ def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str) -> None:
     """
     import toorpia
 
+    runtime.die_with_parent(parent)
     tempfile.tempdir = scratch
     out = io.StringIO()
 
@@ -136,7 +138,8 @@ def _session(steps: list[tuple[str, np.ndarray]], deadline_s: float,
     forking = multiprocessing.get_context("fork")
     receiver, sender = forking.Pipe(duplex=False)
     scratch = tempfile.mkdtemp(prefix="drfidelity-toorpia-")
-    worker = forking.Process(target=_worker, args=(sender, steps, scratch), daemon=True)
+    worker = forking.Process(target=_worker, args=(sender, steps, scratch, os.getpid()),
+                             daemon=True)
     worker.start()
     sender.close()
     results = []

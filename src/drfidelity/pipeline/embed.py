@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from drfidelity import runtime
 from drfidelity.methods import METHODS, EmbedContext, SkipMethod, run_method
 from drfidelity.pipeline.files import dumps_json, write_array_dir
 from drfidelity.pipeline.generate import data_dir, load_meta
@@ -52,8 +54,10 @@ _worker_X: np.ndarray | None = None
 _worker_context: EmbedContext | None = None
 
 
-def _init_worker(x_path: str, context: EmbedContext) -> None:
+def _init_worker(x_path: str, context: EmbedContext, parent: int | None = None) -> None:
     global _worker_X, _worker_context
+    if parent is not None:
+        runtime.die_with_parent(parent)
     _worker_X = np.load(x_path, allow_pickle=False)
     _worker_context = context
 
@@ -102,7 +106,8 @@ def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
             outcome(job, lambda job=job: _run_job(job))
         return failures
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker, initargs=(x_path, context)) as pool:
+                             initializer=_init_worker,
+                             initargs=(x_path, context, os.getpid())) as pool:
         futures = {pool.submit(_run_job, job): job for job in todo}
         for future in as_completed(futures):
             outcome(futures[future], future.result)
