@@ -112,3 +112,23 @@ def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypa
     done = _cli("score", tmp_path / "big.npz", tmp_path / "big.npy")  # this machine's memory
     assert done.returncode == 2
     _one_error_line(done.stderr, "N = 200,000", "GiB of memory is available")
+
+
+def test_cli_configures_logging_for_our_records_and_the_toorpia_clients():
+    import subprocess
+    import sys
+
+    code = ("from drfidelity.cli import configure_logging; import logging; configure_logging(); "
+            "logging.getLogger('drfidelity.methods.toorpia').info('attempt 1/4 failed'); "
+            "logging.getLogger('toorpia.client').info('client record'); "
+            "logging.getLogger('urllib3').info('not shown')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stderr.splitlines() == ["INFO drfidelity.methods.toorpia: attempt 1/4 failed",
+                                        "INFO toorpia.client: client record"]
+
+
+def test_one_line_folds_multi_line_messages():
+    from drfidelity.cli import one_line
+
+    assert one_line(ValueError("first\n\n  second  \nthird")) == "first | second | third"

@@ -1,4 +1,4 @@
-"""``clusters``: K Gaussian clusters on orthogonal axes at a set dynamic range (§1.4).
+"""``clusters``: K Gaussian clusters on orthogonal axes at a set dynamic range.
 
 Centroids sit at s * e_i with s = dynamic_range * intra_nn / sqrt(2), so every inter-centroid
 distance is exactly ``dynamic_range`` times the median within-cluster nearest-neighbour spacing.

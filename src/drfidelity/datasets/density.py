@@ -1,4 +1,4 @@
-"""``density``: one latent cloud with three regimes of local density (§1.3).
+"""``density``: one latent cloud with three regimes of local density.
 
 A wide uniform box, a tight Gaussian core and a thin spherical shell, stacked in that order
 (labels 0, 1, 2), permuted and projected isometrically to D dimensions. The colouring value is

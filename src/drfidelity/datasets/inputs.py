@@ -1,7 +1,7 @@
 """The arrays each driver feeds to the methods and metrics, as in the reference inputs.npz.
 
 :func:`generate` builds the input of one (dataset, N, D, data seed, SNR) configuration;
-:func:`addplot_inputs` the basemap and added points of the out-of-sample test (§6.5).
+:func:`addplot_inputs` the basemap and added points of the out-of-sample test.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ INPUT_EXTRAS: dict[str, tuple[str, ...]] = {
 }
 #: Probes whose data are used as generated (random walks; already standardised noise columns).
 NEVER_NOISED = ("random_walk", "noise_dims")
-#: Third SeedSequence word of the added points' noise (their own realisation, §6.5).
+#: Third SeedSequence word of the added points' noise (their own realisation).
 ADDPLOT_NOISE_KEY = 777
 
 
@@ -36,7 +36,7 @@ def generate(name: str, *, n: int, d: int, data_seed: int, snr: Any,
              params: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
     """X (clean + SNR noise), X_truth, labels and the dataset's ground-truth arrays.
 
-    The generator seed is ``data_seed``, and so is the noise seed (§1.2). random_walk and
+    The generator seed is ``data_seed``, and so is the noise seed. random_walk and
     noise_dims are never noised, so only an infinite ``snr`` is accepted for them.
     """
     snr = parse_snr(snr)

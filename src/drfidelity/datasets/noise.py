@@ -1,4 +1,4 @@
-"""The SNR noise model (§1.2): isotropic Gaussian noise at a power ratio to the clean signal.
+"""The SNR noise model: isotropic Gaussian noise at a power ratio to the clean signal.
 
 Signal power s2 is the mean per-column population variance of the clean matrix; at SNR the
 noise has standard deviation sigma = sqrt(s2 / SNR) in every coordinate. The noise generator is

@@ -1,4 +1,4 @@
-"""``noise_dims``: three tight blobs buried under pure-noise columns (§1.9).
+"""``noise_dims``: three tight blobs buried under pure-noise columns.
 
 The curse-of-dimensionality probe: ``n_principal`` signal columns hold sklearn ``make_blobs``
 clusters at the unit vectors, the other d - n_principal columns are N(0, 1) noise from

@@ -1,4 +1,4 @@
-"""``outliers``: a clustered bulk plus paired outliers off the bulk's subspace (§1.6, §1.6.1).
+"""``outliers``: a clustered bulk plus paired outliers off the bulk's subspace.
 
 The bulk is the ``clusters`` construction (K clusters, dynamic range 10) in ``latent_dim``
 axes. Each of ``n_directions`` outlier directions gets its own extra latent axis, so outliers

@@ -1,4 +1,4 @@
-"""``populations``: a majority and a minority population, each with K clusters (§1.7).
+"""``populations``: a majority and a minority population, each with K clusters.
 
 Both populations use one centre scale c = dynamic_range * intra_nn / sqrt(2), intra_nn taken
 from the majority only. The majority lives in latent block 0..L-1, the minority in block

@@ -1,4 +1,4 @@
-"""``random_walk``: independent high-dimensional random walks, the time-series probe (§1.8).
+"""``random_walk``: independent high-dimensional random walks, the time-series probe.
 
 Series s draws its steps from its own generator SeedSequence([seed, s]), uniform in
 [-step, step] per dimension, and is their cumulative sum (row 0 is the first step, not the

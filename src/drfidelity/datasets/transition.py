@@ -1,4 +1,4 @@
-"""``transition``: K dense states joined by bridges of sparse points (§1.5).
+"""``transition``: K dense states joined by bridges of sparse points.
 
 States are Gaussian blobs at c_i = centroid_scale * e_i; the bridge from state a to state b
 holds points c_a + u (c_b - c_a) + spread, u ~ U(0, 1), whose spread is Gaussian in latent

@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 METHOD_DIR = "toorpia"
 KEY_VARIABLE = "TOORPIA_API_KEY"
-# The benchmark's only request setting (benchmark.md §2.3): the input norms carry information.
+# The benchmark's only request setting: the input norms carry information.
 BASEMAP_PARAMS = {"l2_normalization": False}
 # Cache modes that the API can refill; ``fit`` holds legacy fit_transform maps (read only).
 API_MODES = {"embedding": "basemap_embedding"}

@@ -49,7 +49,7 @@ class Params:
 
     @property
     def tag(self) -> str:
-        """Cache tag of the main benchmark input, e.g. ``n1000_d768_snr1`` (benchmark.md §2.4)."""
+        """Cache tag of the main benchmark input, e.g. ``n1000_d768_snr1``."""
         return f"n{self.n}_d{self.d}_snr{snr_label(self.snr)}"
 
 

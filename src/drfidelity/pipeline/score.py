@@ -30,7 +30,7 @@ GROUND_TRUTH = {"truth": "X_truth", "labels": "labels", "outlier_idx": "outlier_
 
 
 def probe_readouts(dataset: str, arrays: dict, Y) -> dict[str, float]:
-    """Columns of the two probes (benchmark.md §3.12, §3.14), beside the common set: the
+    """Columns of the two probes, beside the common set: the
     trajectory readouts where series and time are known, label separation on noise_dims."""
     if "series" in arrays and "t" in arrays:
         return random_walk_readouts(arrays["X"], Y, arrays["series"], arrays["t"])
