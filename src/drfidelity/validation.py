@@ -163,6 +163,17 @@ def check_memory(n: int, bytes_per_pair: float, what: str) -> None:
                           f"{available / 2**30:.1f} GiB of memory is available")
 
 
+def check_matrix(name: str, X, *, min_rows: int = 1) -> np.ndarray:
+    """A 2-D array of finite real numbers with at least ``min_rows`` rows (dtype kept)."""
+    X = np.asarray(X)
+    if X.ndim != 2 or X.shape[0] < min_rows:
+        raise ValueError(f"{name} must be an (N, D) matrix with N >= {min_rows}, "
+                         f"got shape {X.shape}")
+    if X.dtype.kind not in "iuf" or not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} must hold finite numbers")
+    return X
+
+
 def check_embedding(Y, n: int) -> np.ndarray:
     """The map scored against N data points: :func:`check_map` as ``Y``."""
     return check_map("Y", Y, n)

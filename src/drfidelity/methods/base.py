@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from drfidelity.validation import check_map, known_keys
+from drfidelity.validation import check_map, check_matrix, known_keys
 
 
 class SkipMethod(Exception):
@@ -117,7 +117,7 @@ def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext |
     from . import external  # it imports this module
 
     settings = method.settings(params)
-    X = _check_data("X", X)
+    X = check_matrix("X", X, min_rows=2)
     if context is not None:
         directory, mode = method.name.lower(), settings.get("mode", "embedding")
         Y = external.load_cached(context, directory, mode, seed, X)
@@ -138,23 +138,14 @@ def embed_extend(method: Method, X_fit: np.ndarray, X_add: np.ndarray, seed: int
     if method.extend is None:
         raise NotOperable(method.not_operable)
     settings = method.settings(params)
-    X_fit = _check_data("X_fit", X_fit)
-    X_add = _check_data("X_add", X_add)
+    X_fit = check_matrix("X_fit", X_fit, min_rows=2)
+    X_add = check_matrix("X_add", X_add)
     if X_add.shape[1] != X_fit.shape[1]:
         raise ValueError(f"X_add has {X_add.shape[1]} columns but X_fit has {X_fit.shape[1]}")
     np.random.seed(seed)
     Y_fit, Y_add = method.extend(X_fit, X_add, seed, context, **settings)
     return (_check_embedding(method, Y_fit, len(X_fit), seed),
             _check_embedding(method, Y_add, len(X_add), seed))
-
-
-def _check_data(name: str, X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X)
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"{name} must be an (N, D) matrix with N >= 2, got shape {X.shape}")
-    if not np.issubdtype(X.dtype, np.number) or not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} must hold finite numbers")
-    return X
 
 
 def _check_embedding(method: Method, Y: np.ndarray, n: int, seed: int) -> np.ndarray:

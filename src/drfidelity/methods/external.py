@@ -26,7 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from drfidelity.storage import atomic_write, fingerprint
-from drfidelity.validation import check_map
+from drfidelity.validation import check_map, check_matrix
 
 from .base import EmbedContext
 
@@ -78,9 +78,7 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
     path = cache_path(context, method, mode, seed)
     if not path.is_file():
         return None
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
+    X = check_matrix("X", X)
     record, origin = _provenance(path, Path(context.root))
     actual = fingerprint(X, np.float64)
     if record["input_sha256"] != actual:
@@ -103,9 +101,7 @@ def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode
     caller's ``provenance`` (endpoint, parameters, versions, time, ...). It is written first,
     the ``.npy`` second, each atomically, so a visible ``.npy`` always has its record.
     """
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
+    X = check_matrix("X", X)
     Y = check_map("Y", Y, X.shape[0])
     path = cache_path(context, method, mode, seed)
     path.parent.mkdir(parents=True, exist_ok=True)

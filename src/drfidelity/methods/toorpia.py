@@ -36,7 +36,7 @@ import numpy as np
 
 from . import external
 from drfidelity import runtime
-from drfidelity.validation import check_map, integer, real
+from drfidelity.validation import check_map, check_matrix, integer, real
 
 from .base import EmbedContext, SkipMethod
 
@@ -223,10 +223,7 @@ def _provenance(endpoint: str, params: dict, map_no: Any) -> dict[str, Any]:
 
 
 def _matrix(name: str, X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D (N, D) array, got shape {X.shape}")
-    return X
+    return np.asarray(check_matrix(name, X), dtype=np.float64)
 
 
 def _require_context(context: EmbedContext | None) -> EmbedContext:

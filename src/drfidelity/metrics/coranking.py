@@ -28,7 +28,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from drfidelity.metrics.ranks import row_ranks
-from drfidelity.validation import check_input_space, check_points
+from drfidelity.validation import check_input_space, check_memory, check_points
 
 _BLOCK_ELEMENTS = 2_000_000  # rows per block = this // N: about 16 MB of distances per space
 
@@ -75,6 +75,11 @@ def coranking_matrix(X: np.ndarray, Y: np.ndarray, *, metric: str = "euclidean")
     numpy.ndarray of int64, shape (N-1, N-1)
         ``Q[k-1, l-1]`` = number of ordered pairs (i, j) with data rank k and map rank l.
 
+    Raises
+    ------
+    MemoryError
+        Before allocating, when Q would not fit in the memory available.
+
     Notes
     -----
     Each block's rank pairs are flattened to one cell index and counted with ``np.bincount``:
@@ -82,6 +87,7 @@ def coranking_matrix(X: np.ndarray, Y: np.ndarray, *, metric: str = "euclidean")
     """
     X, Y = _validate_pair(X, Y, metric)
     m = Y.shape[0] - 1
+    check_memory(m + 1, 16, "the co-ranking matrix")  # (N-1)^2 int64 cells ~ 2 per pair
     Q = np.zeros(m * m, dtype=np.int64)
     for rows, rho, r in _rank_blocks(X, Y, metric):
         off_diagonal = rho > 0  # self has rank 0 in both spaces
