@@ -4,6 +4,7 @@ in a bare virtual environment with only the core dependencies."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -36,13 +37,27 @@ def test_one_version_source_and_lower_bounds():
 def test_score_cli_imports_nothing_beyond_the_core_dependencies():
     """``drfidelity score`` must work where only numpy, scipy and numba are installed."""
     code = ("import sys; import drfidelity.cli, drfidelity.pipeline.params; "
-            "print('yaml' in sys.modules); "  # numba itself imports yaml when it is there
+            "print('yaml' in sys.modules or 'numpy' in sys.modules); "  # numba imports yaml
             "import drfidelity.metrics, drfidelity.metrics.cli; "
             "print(sorted(m for m in ('pandas', 'sklearn', 'torch', 'umap') "
             "if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.split() == ["False", "[]"]
+
+
+def test_cli_works_without_the_exact_variables_set():
+    """The CLI must configure numerics before numpy loads: with none of runtime's variables in
+    the environment (as under `dvc repro`), `drfidelity env` runs and reports exact mode."""
+    from drfidelity import runtime
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in (*runtime.EXACT_VARIABLES, *runtime.THREAD_VARIABLES,
+                        "DRFIDELITY_NUMERICS")}
+    done = subprocess.run([sys.executable, "-m", "drfidelity", "env"], capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "numerics: exact" in done.stdout
 
 
 @pytest.mark.slow

@@ -1,6 +1,9 @@
 """``params.yaml``: load it once, check every key and value, and say which key is wrong and why.
 
-Every stage validates the whole file before it touches anything, so a bad value, or a key that
+This module loads no numeric library when imported (the CLI imports it before
+:func:`drfidelity.runtime.configure`); the checks it shares with the rest of the package come
+from :mod:`drfidelity.validation` when params are parsed. Every stage validates the whole file
+before it touches anything, so a bad value, or a key that
 is not one (``data.snrr``, a stray top-level ``seed``; the closest known key is suggested), stops
 the pipeline at its first stage with one clear message and no output changed. Every method
 hyper-parameter is checked here too, so a bad one never waits for the other jobs to run.
@@ -12,8 +15,6 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from drfidelity.validation import close_match, integer, known_keys
 
 
 class ParamsError(ValueError):
@@ -117,6 +118,8 @@ def parse_params(raw: dict[str, Any]) -> Params:
 
 
 def _known_keys(where: str, settings: dict, known) -> None:
+    from drfidelity.validation import known_keys  # numpy: only once params are parsed
+
     try:
         known_keys(where, settings, known)
     except ValueError as exc:
@@ -137,6 +140,8 @@ def _required(raw: dict, key: str, where: str) -> Any:
 
 
 def _integer(raw: dict, key: str, where: str, *, minimum: int) -> int:
+    from drfidelity.validation import integer
+
     try:
         return integer(where, _required(raw, key, where), minimum)
     except ParamsError:
@@ -165,6 +170,8 @@ def _snr(data: dict) -> float:
 
 
 def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
+    from drfidelity.validation import close_match
+
     value = _required(raw, key, key)
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise ParamsError(f"{key} must be a non-empty list of names, got {value!r}")
@@ -178,6 +185,8 @@ def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
 
 
 def _per_name(raw: dict, key: str, known: dict) -> dict[str, dict[str, Any]]:
+    from drfidelity.validation import close_match
+
     value = raw.get(key) or {}
     if not isinstance(value, dict):
         raise ParamsError(f"{key} must be a mapping of name -> settings, got {value!r}")
