@@ -1,8 +1,7 @@
 """Timings and peak memory of the metric engine.
 
   python benchmarks/bench_metrics.py score      [--n 1000] [--d 768]   # (a) full row, one map
-  python benchmarks/bench_metrics.py neighbours [--n 1000 5000 10000]  # (b) neighbourhood_scores
-                                                                       #     vs sklearn, k = 5, 15, 30
+  python benchmarks/bench_metrics.py neighbours [--n 1000 5000 10000]  # (b) vs sklearn, k=5,15,30
   python benchmarks/bench_metrics.py large      [--n 20000] [--d 50]   # (c) whole score, big N
   add --numerics fast for the machine's own kernels (default: exact, as in the pipeline).
 

@@ -3,8 +3,8 @@
 Every method is registered as a :class:`Method`. The runners :func:`embed` and
 :func:`embed_extend` seed numpy's global RNG before the call (Isomap's ARPACK start vector and
 PCC's reference sampling read it), check every hyper-parameter (:meth:`Method.settings`) and
-check the result, so a wrapper only has to call its library with the benchmark's settings. Wrappers built on torch
-seed torch themselves (:mod:`drfidelity.methods.torch_setup`).
+check the result, so a wrapper only has to call its library with the benchmark's settings.
+Wrappers built on torch seed torch themselves (:mod:`drfidelity.methods.torch_setup`).
 """
 
 from __future__ import annotations

@@ -182,7 +182,8 @@ def _ks(k, n: int, limit: str) -> tuple[tuple[int, ...], bool]:
 
 
 def _compute(X, Y, k, metric: str, families: tuple[str, ...]):
-    """Validated spaces, the families' values at every k, NaN with a warning for a constant space."""
+    """The families' values at every k on validated spaces (NaN, with a warning, for a
+    constant space)."""
     X = check_input_space("X", X, metric)
     n = X.shape[0]
     Y = check_embedding(Y, n)
