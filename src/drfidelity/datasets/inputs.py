@@ -34,10 +34,34 @@ ADDPLOT_NOISE_KEY = 777
 
 def generate(name: str, *, n: int, d: int, data_seed: int, snr: Any,
              params: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
-    """X (clean + SNR noise), X_truth, labels and the dataset's ground-truth arrays.
+    """One synthetic dataset with known geometry, as the benchmark's stages use it.
 
-    The generator seed is ``data_seed``, and so is the noise seed. random_walk and
-    noise_dims are never noised, so only an infinite ``snr`` is accepted for them.
+    Parameters
+    ----------
+    name : str
+        A key of :data:`drfidelity.datasets.DATASETS` (density, clusters, transition, outliers,
+        populations, random_walk, noise_dims).
+    n, d : int
+        Points and ambient dimension.
+    data_seed : int
+        Seed of the generator and of the noise draw.
+    snr : float or "inf"
+        Signal-to-noise power ratio per coordinate; ``inf`` adds no noise. random_walk and
+        noise_dims are never noised, so only an infinite ``snr`` is accepted for them.
+    params : mapping, optional
+        The generator's knobs (``drfidelity.datasets.registry.knobs(name)``), defaults
+        otherwise.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``X`` (clean + noise, (n, d)), ``X_truth`` (clean), ``labels`` and the dataset's own
+        ground-truth arrays (e.g. ``outlier_idx``, ``population``, ``series``/``t``).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument or knob that is out of range.
     """
     snr = parse_snr(snr)
     if name in NEVER_NOISED and not math.isinf(snr):

@@ -106,9 +106,29 @@ def embed(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None
 
 def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,
                **params: Any) -> tuple[np.ndarray, Path | None]:
-    """(map, injected file or None): the method's map of ``X``, or, when ``context`` holds
-    injected coordinates for this method, seed and input, those coordinates.
+    """The method's map of ``X``, or the coordinates injected for it.
 
+    Parameters
+    ----------
+    method : Method
+        A registered method (:data:`drfidelity.methods.METHODS`).
+    X : array_like, shape (N, D)
+        Finite data, N >= 2.
+    seed : int
+        Seeds numpy's global RNG before the call (and the method's own ``random_state``).
+    context : EmbedContext, optional
+        Where injected coordinates may be found (root, dataset, tag).
+    **params
+        Hyper-parameters overriding ``method.defaults``; unknown names and bad values raise
+        ValueError before anything runs.
+
+    Returns
+    -------
+    (numpy.ndarray, pathlib.Path or None)
+        The float64 (N, 2) map and the injected file it came from (None when computed).
+
+    Notes
+    -----
     Injected files live at ``external_embeddings/<dataset>/<method>/<mode>/<tag>/seed<s>.npy``
     (method name in lower case, mode ``embedding`` unless the method has a ``mode`` setting)
     and are validated like toorPIA's cache (:func:`drfidelity.methods.external.load_cached`:
