@@ -226,6 +226,17 @@ def test_constant_embedding_warns_and_gives_nan():
         row = score(X, np.zeros((50, 2)), per_point=False)
     assert np.isnan(row["full_shepard"]) and np.isnan(row["full_stress"])
     assert np.isnan(row["shepard_near__vs_ambient"])
+    for family in ("recall", "trust", "cont"):  # ranks would only be the row order
+        assert np.isnan(row[f"{family}_k5"]) and np.isnan(row[f"{family}_k15"])
+
+
+def test_constant_data_gives_nan_neighbour_columns():
+    with pytest.warns(RuntimeWarning, match="every point of X is at the same place"):
+        reference = Reference(np.ones((50, 3)), per_point=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # Spearman on constant data
+        row = reference.score(RNG.normal(size=(50, 2)))
+    assert all(np.isnan(row[f"{family}_k5"]) for family in ("recall", "trust", "cont"))
 
 
 def test_no_warning_for_regular_input():

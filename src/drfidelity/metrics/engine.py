@@ -165,8 +165,12 @@ class Reference:
             d_truth = condensed_distances(truth, metric)
             self._truth = _BandReference.build("vs_truth", d_truth, n, per_point)
         self._kmax = min(max(K_VALUES), n - 1)
-        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax,
-                                          constant=not np.any(d_amb > 0))
+        constant = not np.any(d_amb > 0)
+        if constant:
+            warnings.warn("every point of X is at the same place (all distances are 0): "
+                          "Spearman rho, stress, trustworthiness, continuity and recall are "
+                          "undefined (NaN)", RuntimeWarning, stacklevel=2)
+        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax, constant=constant)
 
         self._tight: TightCluster | None = None
         if labels is not None:
