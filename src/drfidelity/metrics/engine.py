@@ -18,6 +18,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.spatial.distance import pdist
 
+from drfidelity.validation import (check_embedding, check_indices, check_input_space, check_labels,
+                                   check_memory)
+
 from . import bands
 from .cluster_scale import TightCluster, cluster_scale, select_tightest
 from .distances import condensed_distances, distance_rows
@@ -27,8 +30,6 @@ from .populations import population_weights
 from .shepard import (RankedDistances, ShepardPair, inverse_permutation, per_point_levels,
                       per_point_sizes, per_point_weights)
 from .stress import band_stress, fidelity
-from drfidelity.validation import (check_embedding, check_indices, check_input_space, check_labels,
-                         check_memory)
 
 NEAR_MIN_PAIRS = 3
 # Peak memory per pair of points (benchmarks/README.md, N = 20 000: ~18 bytes per reference
