@@ -95,11 +95,36 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
 
 def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode: str,
           seed: int, provenance: Mapping[str, Any]) -> Path:
-    """Write ``Y`` (the coordinates of ``X``) to the cache with its provenance sidecar.
+    """Write ``Y`` (the coordinates of ``X``) to the cache with its provenance sidecar: the way
+    to inject precomputed coordinates of any method.
 
+    Parameters
+    ----------
+    Y : array_like, shape (N, 2)
+        Finite coordinates.
+    X : array_like, shape (N, D)
+        The input they were computed on (its float64 fingerprint is recorded).
+    context : EmbedContext
+        Root, dataset and tag (e.g. ``n1000_d768_snr1``) of the benchmark input.
+    method : str
+        The method's directory: its registered name in lower case (``pca``, ``t-sne``, ...).
+    mode : str
+        ``embedding`` for a fit map (toorPIA also has ``fit``, ``embedding_basemap``,
+        ``embedding_addplot``).
+    seed : int
+    provenance : mapping
+        Anything worth keeping about where the map came from (endpoint, parameters, versions).
+
+    Returns
+    -------
+    pathlib.Path
+        The ``.npy`` written.
+
+    Notes
+    -----
     The sidecar records the input fingerprint and shape, the file's sha256 and shape, and the
-    caller's ``provenance`` (endpoint, parameters, versions, time, ...). It is written first,
-    the ``.npy`` second, each atomically, so a visible ``.npy`` always has its record.
+    caller's ``provenance``. It is written first, the ``.npy`` second, each atomically, so a
+    visible ``.npy`` always has its record.
     """
     X = check_matrix("X", X)
     Y = check_map("Y", Y, X.shape[0])
