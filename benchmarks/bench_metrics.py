@@ -1,15 +1,16 @@
 """Timings and peak memory of the metric engine.
 
   python benchmarks/bench_metrics.py score      [--n 1000] [--d 768]   # (a) full row, one map
-  python benchmarks/bench_metrics.py neighbours [--n 1000 5000 10000]  # (b) T + C, k = 5, 15, 30
+  python benchmarks/bench_metrics.py neighbours [--n 1000 5000 10000]  # (b) vs sklearn, k=5,15,30
   python benchmarks/bench_metrics.py large      [--n 20000] [--d 50]   # (c) whole score, big N
   add --numerics fast for the machine's own kernels (default: exact, as in the pipeline).
 
 Data are synthetic: clusters in a 10-dim latent space mapped into D dims plus noise, labels =
 cluster ids, truth = the noise-free points, embeddings = a noisy linear map to 2-D. Each part
-prints its timings and the process's peak RSS (``resource.getrusage``). Part (b) first compiles
-the numba kernels on a tiny input and prints that once-per-process cost; its engine timings are
-warm, best of --repeats runs (scikit-learn runs once).
+prints its timings and the process's peak RSS (``resource.getrusage``). Part (b) times the
+public ``drfidelity.metrics.neighbourhood_scores`` side by side with scikit-learn in one process:
+it first compiles the numba kernels on a tiny input and prints that once-per-process cost; its
+timings are warm, best of --repeats runs (scikit-learn runs once).
 """
 
 from __future__ import annotations
@@ -67,47 +68,39 @@ def part_score(n: int, d: int, repeats: int) -> None:
 
 
 def part_neighbours(sizes: list[int], d: int, sklearn_limit: int, repeats: int) -> None:
+    """The public ``neighbourhood_scores`` (T, C, recall at k = 5, 15, 30 in one call) against
+    six ``sklearn.manifold.trustworthiness`` calls (T and C at three k), same process, same data;
+    the values must agree to 1e-12."""
     import numpy as np
     from sklearn.manifold import trustworthiness as sk_trust
 
     start = time.perf_counter()
-    from drfidelity.metrics.distances import condensed_distances, distance_rows
-    from drfidelity.metrics.neighbours import K_VALUES, Neighbourhoods, neighbour_scores
+    from drfidelity.metrics import neighbourhood_scores
     imported = time.perf_counter() - start
-    def tiny_space(points):
-        d = condensed_distances(points, "euclidean")
-        return Neighbourhoods(lambda rows: distance_rows(d, 40, rows), 40, 5)
-
     rng = np.random.default_rng(0)
     start = time.perf_counter()
-    neighbour_scores(tiny_space(rng.normal(size=(40, 2))), tiny_space(rng.normal(size=(40, 2))),
-                     (5,))
+    neighbourhood_scores(rng.normal(size=(40, 3)), rng.normal(size=(40, 2)), k=(5,))
     compiled = time.perf_counter() - start
     print(f"cold start (once per process): import incl. numba {imported:.2f} s, "
           f"kernel JIT {compiled:.2f} s; the timings below are warm")
 
+    ks = (5, 15, 30)
     for n in sizes:
         X, _, _ = _dataset(n, d)
         Y = _embedding(X, 0)
-
-        def ours():
-            high_d = condensed_distances(X, "euclidean")
-            low_d = condensed_distances(Y, "euclidean")
-            high = Neighbourhoods(lambda rows: distance_rows(high_d, n, rows), n, max(K_VALUES))
-            low = Neighbourhoods(lambda rows: distance_rows(low_d, n, rows), n, max(K_VALUES))
-            return neighbour_scores(high, low)
-
-        runs = [_timed(ours) for _ in range(repeats)]
-        row, t_ours = runs[0][0], min(t for _, t in runs)
-        line = (f"neighbours N={n} D={d}: engine (T+C+recall, k=5,15,30) {t_ours:.2f} s "
-                f"(best of {repeats}: {', '.join(f'{t:.2f}' for _, t in runs)})")
+        runs = [_timed(neighbourhood_scores, X, Y, k=ks) for _ in range(repeats)]
+        ours, t_ours = runs[0][0], min(t for _, t in runs)
+        line = (f"neighbours N={n} D={d}: neighbourhood_scores (T+C+recall, k=5,15,30) "
+                f"{t_ours:.2f} s (best of {repeats}: {', '.join(f'{t:.2f}' for _, t in runs)})")
         if n <= sklearn_limit:
             start = time.perf_counter()
-            for k in K_VALUES:
-                t, c = sk_trust(X, Y, n_neighbors=k), sk_trust(Y, X, n_neighbors=k)
-                assert abs(t - row[f"trust_k{k}"]) < 1e-9 and abs(c - row[f"cont_k{k}"]) < 1e-9
+            sk = {k: (sk_trust(X, Y, n_neighbors=k), sk_trust(Y, X, n_neighbors=k)) for k in ks}
             t_sk = time.perf_counter() - start
-            line += f"; sklearn (6 calls) {t_sk:.2f} s; speed-up {t_sk / t_ours:.1f}x"
+            gap = max(max(abs(sk[k][0] - ours["trustworthiness"][q]),
+                          abs(sk[k][1] - ours["continuity"][q])) for q, k in enumerate(ks))
+            assert gap <= 1e-12, f"neighbourhood_scores differs from scikit-learn by {gap:.3g}"
+            line += (f"; sklearn (6 calls) {t_sk:.2f} s; speed-up {t_sk / t_ours:.1f}x; "
+                     f"largest difference {gap:.1e}")
         print(f"{line}; peak RSS {_peak_rss_gb():.2f} GB", flush=True)
 
 

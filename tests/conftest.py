@@ -23,10 +23,21 @@ REFERENCE = SHARED / "reference-v1.3.0"
 
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """``../shared/reference-v1.3.0``; tests that need it skip, saying why, when it is absent."""
+    """``../shared/reference-v1.3.0``. When it is absent, tests that need it skip, saying why,
+    and fail instead when the environment variable CI is set (CI must not pass by skipping)."""
     if not REFERENCE.is_dir():
-        pytest.skip(f"reference data not found at {REFERENCE} (set DRFIDELITY_SHARED)")
+        reason = f"reference data not found at {REFERENCE} (set DRFIDELITY_SHARED)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason}; CI is set, so this is a failure, not a skip", pytrace=False)
+        pytest.skip(reason)
     return REFERENCE
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark every test that uses ``reference_dir`` (directly or through a fixture) ``shared``."""
+    for item in items:
+        if "reference_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.shared)
 
 
 @pytest.fixture(scope="session")

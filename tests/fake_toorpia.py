@@ -7,8 +7,9 @@ headerless CSV (gzip'd unless the client fell back to plain). The map it returns
 columns of the uploaded rows, so tests can check that rows come back in order.
 
 ``behaviour`` selects a failure: ``ok``, ``login_401`` (the 401 body echoes the key, as a
-careless server might), ``gzip_415`` (rejects ``.csv.gz`` uploads), ``error_500_json``,
-``error_502_html``, ``hang`` (never answers the basemap call), ``wrong_rows`` (one row short).
+careless server might), ``login_503`` (a multi-line HTML error page at login), ``gzip_415``
+(rejects ``.csv.gz`` uploads), ``error_500_json``, ``error_502_html``, ``hang`` (never answers
+the basemap call), ``wrong_rows`` (one row short).
 Every request is recorded in ``requests`` as ``(path, fields)``.
 """
 
@@ -26,8 +27,10 @@ import numpy as np
 
 SESSION = "fake-session-1"
 MAP_NO = 17
-BEHAVIOURS = ("ok", "login_401", "gzip_415", "error_500_json", "error_502_html", "hang",
-              "wrong_rows")
+BEHAVIOURS = ("ok", "login_401", "login_503", "gzip_415", "error_500_json", "error_502_html",
+              "hang", "wrong_rows")
+ERROR_PAGE = ("<html>\n<head><title>503 Service Temporarily Unavailable</title></head>\n<body>\n"
+              + "<p>The server is down for maintenance.</p>\n" * 40 + "</body>\n</html>\n")
 
 
 def _multipart(content_type: str, body: bytes) -> dict[str, tuple[str | None, bytes]]:
@@ -72,6 +75,8 @@ class FakeToorpia:
             if self.behaviour == "login_401":
                 return 401, "application/json", json.dumps(
                     {"message": f"invalid apiKey {key}"}).encode()
+            if self.behaviour == "login_503":
+                return 503, "text/html", ERROR_PAGE.encode()
             return 200, "application/json", json.dumps({"sessionKey": SESSION}).encode()
         fields = _multipart(headers["Content-Type"], body)
         self.requests.append((path, fields))

@@ -43,10 +43,92 @@ def test_bad_input_exit_code_2(tmp_path, capsys):
     np.save(tmp_path / "bad.npy", np.zeros((37, 2)))
     out = tmp_path / "row.json"
     assert run(tmp_path / "data.npz", tmp_path / "bad.npy", out) == 2
-    assert "Y has 37 rows" in capsys.readouterr().err
+    assert "Y has shape (37, 2), expected (38, 2)" in capsys.readouterr().err
     assert not out.exists()
     np.savez(tmp_path / "nox.npz", Z=np.zeros(3))
     assert run(tmp_path / "nox.npz", tmp_path / "emb.npy", out) == 2
     assert "no array 'X'" in capsys.readouterr().err
     assert run(tmp_path / "missing.npz", tmp_path / "emb.npy", out) == 2
     assert not out.exists()
+
+
+def _cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "drfidelity", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _one_error_line(err: str, *names) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("drfidelity score: error: "), err
+    for name in names:
+        assert str(name) in lines[0]
+    return lines[0]
+
+
+def test_unreadable_inputs_are_one_line_naming_the_file(tmp_path, capsys):
+    _write(tmp_path)
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes((tmp_path / "data.npz").read_bytes()[:200])  # zip magic, no directory
+    as_data = tmp_path / "emb.npy"
+    truncated = tmp_path / "truncated.npy"
+    truncated.write_bytes(as_data.read_bytes()[:-40])
+    garbage = tmp_path / "garbage.npz"
+    garbage.write_bytes(b"not numpy at all")
+    cases = [(corrupt, as_data, corrupt, "not a readable .npz archive"),
+             (as_data, as_data, as_data, "single .npy array, not an .npz archive"),
+             (garbage, as_data, garbage, "not a readable .npz archive"),
+             (tmp_path / "data.npz", truncated, truncated, "not a readable .npy array"),
+             (tmp_path / "data.npz", tmp_path / "data.npz", tmp_path / "data.npz",
+              "is an .npz archive, not one .npy array")]
+    for data, emb, named, what in cases:
+        assert run(data, emb, None) == 2
+        _one_error_line(capsys.readouterr().err, named, what)
+
+
+def test_cli_exit_2_one_line_and_debug_traceback(tmp_path):
+    _write(tmp_path)
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(b"PK\x03\x04" + b"\0" * 50)
+    done = _cli("score", corrupt, tmp_path / "emb.npy")
+    assert done.returncode == 2 and done.stdout == ""
+    _one_error_line(done.stderr, corrupt)
+    debug = _cli("score", corrupt, tmp_path / "emb.npy", "--debug")
+    assert debug.returncode == 1 and "Traceback (most recent call last)" in debug.stderr
+
+
+def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypatch):
+    from drfidelity import validation
+
+    n = 200_000
+    np.savez(tmp_path / "big.npz", X=np.random.default_rng(0).normal(size=(n, 3)))
+    np.save(tmp_path / "big.npy", np.zeros((n, 2)))
+    monkeypatch.setattr(validation, "available_memory", lambda: 16 * 2**30)
+    assert run(tmp_path / "big.npz", tmp_path / "big.npy", None) == 2
+    line = _one_error_line(capsys.readouterr().err, "N = 200,000", "GiB", "16.0 GiB")
+    assert f"needs about {36 * n * (n - 1) / 2 / 2**30:.1f} GiB" in line  # 36 bytes per pair
+    done = _cli("score", tmp_path / "big.npz", tmp_path / "big.npy")  # this machine's memory
+    assert done.returncode == 2
+    _one_error_line(done.stderr, "N = 200,000", "GiB of memory is available")
+
+
+def test_cli_configures_logging_for_our_records_and_the_toorpia_clients():
+    import subprocess
+    import sys
+
+    code = ("from drfidelity.cli import configure_logging; import logging; configure_logging(); "
+            "logging.getLogger('drfidelity.methods.toorpia').info('attempt 1/4 failed'); "
+            "logging.getLogger('toorpia.client').info('client record'); "
+            "logging.getLogger('urllib3').info('not shown')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stderr.splitlines() == ["INFO drfidelity.methods.toorpia: attempt 1/4 failed",
+                                        "INFO toorpia.client: client record"]
+
+
+def test_one_line_folds_multi_line_messages():
+    from drfidelity.cli import one_line
+
+    assert one_line(ValueError("first\n\n  second  \nthird")) == "first | second | third"

@@ -219,3 +219,12 @@ def test_knn_classification_accuracy_is_deterministic_and_sane():
     assert first < 0.6  # labels unrelated to position: near chance (1/3)
     with pytest.raises(ValueError, match="at least folds"):
         knn_classification_accuracy(Y[:42], labels[:42], folds=5)
+
+
+def test_too_large_a_coranking_matrix_is_refused_before_allocating(monkeypatch):
+    from drfidelity import validation
+
+    monkeypatch.setattr(validation, "available_memory", lambda: 2**20)
+    rng = np.random.default_rng(0)
+    with pytest.raises(MemoryError, match=r"co-ranking matrix for N = 400 points needs about"):
+        coranking_matrix(rng.normal(size=(400, 3)), rng.normal(size=(400, 2)))

@@ -226,6 +226,17 @@ def test_constant_embedding_warns_and_gives_nan():
         row = score(X, np.zeros((50, 2)), per_point=False)
     assert np.isnan(row["full_shepard"]) and np.isnan(row["full_stress"])
     assert np.isnan(row["shepard_near__vs_ambient"])
+    for family in ("recall", "trust", "cont"):  # ranks would only be the row order
+        assert np.isnan(row[f"{family}_k5"]) and np.isnan(row[f"{family}_k15"])
+
+
+def test_constant_data_gives_nan_neighbour_columns():
+    with pytest.warns(RuntimeWarning, match="every point of X is at the same place"):
+        reference = Reference(np.ones((50, 3)), per_point=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # Spearman on constant data
+        row = reference.score(RNG.normal(size=(50, 2)))
+    assert all(np.isnan(row[f"{family}_k5"]) for family in ("recall", "trust", "cont"))
 
 
 def test_no_warning_for_regular_input():
@@ -241,10 +252,11 @@ GOOD_Y = GOOD_X[:, :2]
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(X=np.where(np.eye(20, 3) > 0, np.nan, GOOD_X)), "X contains NaN"),
-    (dict(Y=np.full((20, 2), np.inf)), "Y contains NaN or infinite"),
+    (dict(Y=np.full((20, 2), np.inf)), "Y contains non-finite coordinates"),
     (dict(truth=np.full((20, 3), np.nan)), "truth contains NaN"),
-    (dict(Y=GOOD_Y[:10]), "Y has 10 rows"),
-    (dict(Y=GOOD_X), "Y must have 2 columns"),
+    (dict(Y=GOOD_Y[:10]), r"Y has shape \(10, 2\), expected \(20, 2\)"),
+    (dict(Y=GOOD_X), r"Y has shape \(20, 3\), expected \(20, 2\)"),
+    (dict(Y=GOOD_Y.astype(complex)), "Y must hold real numbers"),
     (dict(X=GOOD_X[:3], Y=GOOD_Y[:3]), "at least 4 points"),
     (dict(truth=GOOD_X[:19]), "truth has 19 rows"),
     (dict(labels=np.zeros(19, int)), "labels must have shape"),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.manifold import trustworthiness as sklearn_trustworthiness
 
-from drfidelity.metrics import continuity, recall_at_k, trustworthiness
+from drfidelity.metrics import continuity, neighbourhood_scores, recall_at_k, trustworthiness
 from drfidelity.metrics.ranks import rank_matrix
 from scipy.spatial.distance import pdist, squareform
 
@@ -74,3 +74,86 @@ def test_k_out_of_range(function, k, match):
     X, Y = _data(100)
     with pytest.raises(ValueError, match=match):
         function(X, Y, k)
+
+
+def test_sequences_of_k_equal_single_calls_and_sklearn():
+    X, Y = _data(200, seed=3)
+    ks = (1, 5, 15, 30, 99)
+    both = neighbourhood_scores(X, Y, k=ks)
+    assert set(both) == {"trustworthiness", "continuity", "recall"}
+    for name, function in (("trustworthiness", trustworthiness), ("continuity", continuity),
+                           ("recall", recall_at_k)):
+        values = function(X, Y, list(ks))
+        assert isinstance(values, np.ndarray) and values.dtype == np.float64
+        assert values.shape == (len(ks),)
+        assert np.array_equal(values, both[name])
+        assert [function(X, Y, k) for k in ks] == list(values)
+    for q, k in enumerate(ks):
+        assert abs(both["trustworthiness"][q] - sklearn_trustworthiness(X, Y, n_neighbors=k)) <= 1e-12
+        assert abs(both["continuity"][q] - sklearn_trustworthiness(Y, X, n_neighbors=k)) <= 1e-12
+
+
+def test_one_int_gives_floats_and_numpy_ints_are_accepted():
+    X, Y = _data(100)
+    single = neighbourhood_scores(X, Y, k=np.int64(7))
+    assert all(isinstance(v, float) for v in single.values())
+    assert single["recall"] == recall_at_k(X, Y, 7)
+    assert trustworthiness(X, Y, np.array([7, 8]))[0] == single["trustworthiness"]
+
+
+@pytest.mark.parametrize("k, match", [((), "non-empty"), ((5, 0), "positive integer"),
+                                      ((5, 50), "N/2"), ([5, 2.5], "positive integer"),
+                                      (True, "positive integer")])
+def test_bad_k_sequences(k, match):
+    X, Y = _data(100)
+    with pytest.raises(ValueError, match=match):
+        neighbourhood_scores(X, Y, k=k)
+
+
+@pytest.mark.parametrize("which", ["X", "Y"])
+def test_constant_space_gives_nan_with_a_warning(which):
+    X, Y = _data(60)
+    if which == "X":
+        X = np.ones_like(X)
+    else:
+        Y = np.full_like(Y, 3.0)
+    with pytest.warns(RuntimeWarning, match=f"every point of {which} is at the same place"):
+        values = neighbourhood_scores(X, Y, k=(3, 5))
+    for array in values.values():
+        assert np.isnan(array).all()
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(trustworthiness(X, Y, 3))
+
+
+def test_precomputed_from_sklearn_pairwise_distances_is_accepted():
+    from sklearn.metrics import pairwise_distances
+
+    X, Y = _data(150, seed=5)
+    D = pairwise_distances(X)
+    assert not np.array_equal(D, D.T)  # the dot-product formula is symmetric only to rounding
+    np.testing.assert_allclose(neighbourhood_scores(D, Y, k=(5, 10), metric="precomputed")
+                               ["trustworthiness"],
+                               [sklearn_trustworthiness(X, Y, n_neighbors=k) for k in (5, 10)],
+                               rtol=0, atol=1e-12)
+
+
+def test_precomputed_that_is_not_symmetric_is_refused():
+    X, _ = _data(50)
+    D = squareform(pdist(X))
+    D[3, 7] *= 1.001
+    with pytest.raises(ValueError, match="must be symmetric.*largest asymmetry"):
+        trustworthiness(D, X[:, :2], 5, metric="precomputed")
+
+
+def test_every_listed_metric_is_one_scipy_accepts():
+    from scipy.spatial.distance import cdist
+
+    from drfidelity.validation import PDIST_METRICS, check_metric
+
+    X = np.random.default_rng(0).random((12, 3))
+    for metric in PDIST_METRICS:
+        assert check_metric(metric) == metric
+        assert pdist(X, metric=metric).shape == (66,)
+        assert cdist(X[:2], X, metric=metric).shape == (2, 12)
+    with pytest.raises(ValueError, match="did you mean 'euclidean'"):
+        check_metric("euclidian")

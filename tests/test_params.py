@@ -52,10 +52,23 @@ def with_change(path: str, value):
     ("data.seed", DELETE, "data.seed is missing"),
     ("seeds", 0, "seeds must be >= 1"),
     ("bootstrap.alpha", 1.5, r"bootstrap.alpha must lie in \(0, 1\)"),
-    ("method_params.Isomap", {"n_neighbours": 10}, "method_params.Isomap: unknown parameter.*n_neighbours"),
+    ("method_params.Isomap", {"n_neighbours": 10},
+     r"unknown key method_params.Isomap.n_neighbours \(did you mean 'n_neighbors'\?\)"),
     ("method_params.Spectral", {}, "method_params.Spectral: unknown name"),
+    ("method_params.tSNE", {}, r"method_params.tSNE: unknown name \(did you mean 't-SNE'\?\)"),
     ("dataset_params.density", [1, 2], "dataset_params.density must be a mapping"),
-    ("dataset_params.clusters", {"n_cluster": 3}, "dataset_params.clusters: unknown parameter.*n_cluster"),
+    ("dataset_params.clusters", {"n_cluster": 3},
+     r"unknown key dataset_params.clusters.n_cluster \(did you mean 'n_clusters'\?\)"),
+    ("data.snrr", 4, r"unknown key data.snrr \(did you mean 'snr'\?\); known in data: d, n, "
+                     "seed, snr"),
+    ("seed", 5, r"unknown key seed \(did you mean 'seeds'\?\)"),
+    ("bootstrap.nboot", 10, r"unknown key bootstrap.nboot \(did you mean 'n_boot'\?\)"),
+    ("method_params.UMAP", {"n_neighbors": -3}, "method_params.UMAP.n_neighbors must be >= 2, "
+                                                "got -3"),
+    ("method_params.t-SNE", {"perplexity": "30"}, "method_params.t-SNE.perplexity must be a real"),
+    ("method_params.toorPIA", {"deadline_s": 0}, r"method_params.toorPIA.deadline_s must be > 0"),
+    ("method_params.toorPIA", {"mode": "api"}, "method_params.toorPIA.mode must be one of"),
+    ("method_params.toorPIA", {"retries": 3}, "unknown key method_params.toorPIA.retries"),
 ])
 def test_bad_values_name_the_key(path, value, message):
     with pytest.raises(ParamsError, match=message):
@@ -77,3 +90,19 @@ def test_unreadable_files(tmp_path):
     bad.write_text("- just a list\n")
     with pytest.raises(ParamsError, match="must hold a mapping"):
         load_params(bad)
+
+
+def test_hyper_parameters_of_listed_methods_are_checked_with_their_defaults():
+    raw = with_change("method_params", {})
+    params = parse_params(raw)
+    assert params.method_params == {}
+    raw = with_change("methods", ["PCA"])
+    raw["method_params"]["UMAP"] = {"n_neighbors": 1}  # configured but not run: still checked
+    with pytest.raises(ParamsError, match="method_params.UMAP.n_neighbors must be >= 2"):
+        parse_params(raw)
+
+
+def test_toorpia_budget_settings_are_params():
+    raw = with_change("method_params.toorPIA", {"deadline_s": 30.0, "max_attempts": 2,
+                                                "backoff_s": 1.0, "wait_budget_s": 90.0})
+    assert parse_params(raw).method_params["toorPIA"]["wait_budget_s"] == 90.0

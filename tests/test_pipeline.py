@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -46,6 +47,7 @@ def test_outputs_have_the_documented_shape(small_run):
         "density.tex", "outliers.tex"]
 
 
+@pytest.mark.slow  # covered in the default suite's stead by the slow clean-clone test
 def test_same_params_give_byte_identical_outputs_in_a_new_process(small_run, tmp_path):
     again = workspace(tmp_path / "again", **SMALL)
     run_all_stages(again)
@@ -77,6 +79,8 @@ def assert_clear_error(result, message):
     ("data__snr", -2.0, "data.snr must be a positive"),
     ("data__snr", "noisy", "data.snr must be a number"),
     ("seeds", "three", "seeds must be an integer"),
+    ("data__snrr", 4, r"unknown key data.snrr \(did you mean 'snr'\?\)"),
+    ("method_params__UMAP__n_neighbors", -3, "method_params.UMAP.n_neighbors must be >= 2"),
 ])
 def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message):
     root = copy_of(small_run, tmp_path)
@@ -117,6 +121,7 @@ def test_stage_argument_errors(small_run):
     assert result.returncode == 2 and "not in params.yaml `datasets`" in result.stderr
 
 
+@pytest.mark.slow  # the clean-clone test also checks that a second repro runs nothing
 def test_dvc_repro_twice_runs_nothing_the_second_time(tmp_path):
     root = workspace(tmp_path / "dvc", **{**SMALL, "datasets": ["clusters"]})
     first = run(["dvc", "repro"], root)
@@ -156,7 +161,111 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
     before = tree_digest(root, "embeddings")
     monkeypatch.setitem(METHODS, "PCA", Method("PCA", stochastic=False, fit=broken,
                                                not_operable="test"))
-    with pytest.raises(RuntimeError, match=r"1 job\(s\) failed:\n  PCA seed 0: "
-                                           r"FloatingPointError: diverged"):
+    with pytest.raises(embed.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
+                                               r"FloatingPointError: diverged$"):
         embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)
     assert tree_digest(root, "embeddings") == before
+
+
+def test_a_rejected_cache_is_one_line_naming_dataset_method_and_seed(small_run, tmp_path):
+    from drfidelity.methods import EmbedContext
+    from drfidelity.methods.external import store
+
+    root = copy_of(small_run, tmp_path)
+    before = tree_digest(root, *OUTPUTS)
+    set_params(root, methods=["PCA", "toorPIA"])
+    other = np.zeros((200, 40))  # the cached map claims to belong to other data
+    store(np.zeros((200, 2)), other, EmbedContext(root, "density", "n200_d40_snr1"),
+          "toorpia", "embedding", 0, {"endpoint": "test"})
+    result = stage(root, "embed", "density", check=False)
+    assert_clear_error(result, r"^drfidelity stage embed: error: embed density: 1 job\(s\) "
+                               r"failed: toorPIA seed 0: ValueError: .*computed for other data")
+    assert len(result.stderr.strip().splitlines()) == 1
+    debug = stage(root, "embed", "density", "--debug", check=False)
+    assert debug.returncode == 1 and "Traceback" in debug.stderr
+    assert tree_digest(root, *OUTPUTS) == before
+
+
+def test_status_records_the_settings_used(small_run):
+    import json
+
+    status = json.loads((small_run / "embeddings" / "density" / "status.json").read_text())
+    assert status["methods"]["Isomap"]["settings"] == {"n_neighbors": 15}
+
+
+def test_clamped_values_are_recorded_as_used():
+    from drfidelity.pipeline.embed import used_settings
+    from drfidelity.pipeline.params import load_params
+
+    from pipeline_helpers import REPO
+
+    params = load_params(REPO / "params.yaml")
+    assert used_settings(params, "t-SNE", 1000) == {"perplexity": 30}
+    assert used_settings(params, "t-SNE", 50) == {"perplexity": 16}
+    assert used_settings(params, "UMAP", 10) == {"n_neighbors": 9, "min_dist": 0.1}
+    assert used_settings(params, "DREAMS", 40)["perplexity"] == 13
+
+
+def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_path):
+    from drfidelity.methods import EmbedContext
+    from drfidelity.methods.external import store
+
+    root = copy_of(small_run, tmp_path)
+    X = np.load(root / "data" / "density" / "X.npy")
+    Y = np.random.default_rng(7).normal(size=(200, 2))
+    path = store(Y, X, EmbedContext(root, "density", "n200_d40_snr1"), "pca", "embedding", 0,
+                 {"source": "test"})
+    assert path == root / "external_embeddings/density/pca/embedding/n200_d40_snr1/seed0.npy"
+    result = stage(root, "embed", "density")
+    assert "PCA seed0 injected from external_embeddings/density/pca/" in result.stdout
+    assert np.array_equal(np.load(root / "embeddings/density/PCA/seed0.npy"), Y)
+    stage(root, "score", "density")
+    rows = pd.read_csv(root / "results/per_run/density.csv").set_index("method")
+    assert rows.columns[-1] == "injected"
+    assert bool(rows.loc["PCA", "injected"]) and not bool(rows.loc["Isomap", "injected"])
+    before = pd.read_csv(small_run / "results/per_run/density.csv").set_index("method")
+    assert rows.loc["Isomap", "full_shepard"] == before.loc["Isomap", "full_shepard"]
+    assert rows.loc["PCA", "full_shepard"] != before.loc["PCA", "full_shepard"]
+
+
+PARENT = """
+import os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+import multiprocessing
+import numpy as np
+from drfidelity.pipeline import embed
+np.save(sys.argv[1], np.zeros((4, 2)))
+pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
+                           initializer=embed._init_worker,
+                           initargs=(sys.argv[1], None, os.getpid()))
+futures = [pool.submit(time.sleep, 120) for _ in range(3)]  # two busy workers, one job queued
+time.sleep(0.5)
+print(" ".join(str(p) for p in pool._processes), flush=True)
+time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"  # an unreaped zombie has already exited
+
+
+def test_embed_workers_die_when_the_stage_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    with subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path / "X.npy")],
+                          stdout=subprocess.PIPE, text=True) as parent:
+        workers = [int(p) for p in parent.stdout.readline().split()]
+        assert len(workers) == 2 and all(_alive(p) for p in workers)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in workers), "embed workers outlived their stage"

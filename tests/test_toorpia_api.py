@@ -17,8 +17,9 @@ import toorpia.client
 from fake_toorpia import MAP_NO, FakeToorpia
 
 from drfidelity.methods import EmbedContext, SkipMethod
-from drfidelity.methods.external import cache_path, fingerprint, store
+from drfidelity.methods.external import cache_path, store
 from drfidelity.methods.toorpia import ToorpiaUnavailable, extend_toorpia, fit_toorpia
+from drfidelity.storage import fingerprint
 
 KEY = "sk-live-DO-NOT-LEAK-4242"
 FAST = {"deadline_s": 10.0, "max_attempts": 2, "backoff_s": 0.0}
@@ -162,7 +163,7 @@ def test_415_on_gzip_retries_plain_csv(keyed, monkeypatch, X, context, caplog,
 @pytest.mark.parametrize("behaviour, reason", [
     ("error_500_json", "engine crashed"),
     ("error_502_html", "HTTP 502: <html><body>Bad Gateway</body></html>"),
-    ("wrong_rows", "returned shape (19, 2) for 20 input rows"),
+    ("wrong_rows", "the returned map has shape (19, 2), expected (20, 2)"),
 ])
 def test_failures_are_retried_then_reported(keyed, monkeypatch, X, context, assert_no_leak,
                                             behaviour, reason):
@@ -179,7 +180,7 @@ def test_failures_are_retried_then_reported(keyed, monkeypatch, X, context, asse
 
 def test_wrong_rows_in_addplot_is_an_error(keyed, monkeypatch, X, context):
     with serve(monkeypatch, "wrong_rows"):
-        with pytest.raises(ToorpiaUnavailable, match=r"returned shape \(19, 2\)"):
+        with pytest.raises(ToorpiaUnavailable, match=r"returned map has shape \(19, 2\), expected \(20, 2\)"):
             extend_toorpia(X, X[:2], 0, context, **{**FAST, "max_attempts": 1})
 
 
@@ -211,7 +212,8 @@ def test_backoff_grows_linearly(keyed, monkeypatch, X, context):
 
 @pytest.mark.parametrize("kwargs, name", [({"deadline_s": 0}, "deadline_s"),
                                           ({"max_attempts": 0}, "max_attempts"),
-                                          ({"backoff_s": -1}, "backoff_s")])
+                                          ({"backoff_s": -1}, "backoff_s"),
+                                          ({"wait_budget_s": 0}, "wait_budget_s")])
 def test_bad_settings_are_rejected(keyed, X, context, kwargs, name):
     with pytest.raises(ValueError, match=name):
         fit_toorpia(X, 0, context, **kwargs)
@@ -219,7 +221,7 @@ def test_bad_settings_are_rejected(keyed, X, context, kwargs, name):
 
 def test_bad_inputs_are_rejected_before_any_call(keyed, monkeypatch, X, context):
     with serve(monkeypatch, "ok") as server:
-        with pytest.raises(ValueError, match="X must be a non-empty 2-D"):
+        with pytest.raises(ValueError, match=r"X must be an \(N, D\) matrix with N >= 1"):
             fit_toorpia(X[0], 0, context)
         with pytest.raises(ValueError, match="X_add must have the 5 columns"):
             extend_toorpia(X, X[:, :3], 0, context)
@@ -232,3 +234,40 @@ def test_unreachable_server_is_retried_then_reported(keyed, monkeypatch, X, cont
     with pytest.raises(ToorpiaUnavailable) as error:
         fit_toorpia(X, 0, context, **FAST)
     assert str(error.value).count("login: ConnectionError") == 2
+
+
+def test_server_error_at_login_is_transient_and_reported_on_one_short_line(
+        keyed, monkeypatch, X, context, assert_no_leak):
+    from drfidelity.methods.toorpia import SERVER_TEXT_LIMIT
+
+    with serve(monkeypatch, "login_503") as server:
+        with pytest.raises(ToorpiaUnavailable) as error:
+            fit_toorpia(X, 0, context, **FAST)
+    message = str(error.value)
+    assert endpoints(server) == ["/auth/login", "/auth/login"]  # retried, not "rejected"
+    assert "rejected" not in message
+    assert message.count("login: server error (Authentication failed. Status code: 503") == 2
+    assert "\n" not in message
+    assert len(message) < 2 * SERVER_TEXT_LIMIT + 200
+    assert_no_leak(message)
+
+
+def test_the_whole_wait_is_bounded_by_the_budget(keyed, monkeypatch, X, context):
+    with serve(monkeypatch, "hang") as server:
+        start = time.monotonic()
+        with pytest.raises(ToorpiaUnavailable, match="before the wait budget ran out"):
+            fit_toorpia(X, 0, context, deadline_s=30.0, max_attempts=4, backoff_s=0.0,
+                        wait_budget_s=1.5)
+        elapsed = time.monotonic() - start
+    assert elapsed < 3.0
+    assert endpoints(server).count("/auth/login") == 1  # no second attempt: the budget is spent
+
+
+def test_no_retry_whose_pause_would_outlast_the_budget(keyed, monkeypatch, X, context):
+    sleeps = []
+    monkeypatch.setattr("drfidelity.methods.toorpia.time.sleep", sleeps.append)
+    with serve(monkeypatch, "error_500_json"):
+        with pytest.raises(ToorpiaUnavailable, match="no attempt 2: the wait budget of 5 s"):
+            fit_toorpia(X, 0, context, deadline_s=5.0, max_attempts=3, backoff_s=60.0,
+                        wait_budget_s=5.0)
+    assert sleeps == []

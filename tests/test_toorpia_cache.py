@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from drfidelity.methods import EmbedContext
-from drfidelity.methods.external import cache_path, fingerprint, load_cached, store
+from drfidelity.methods.external import cache_path, load_cached, store
+from drfidelity.storage import atomic_write, fingerprint
 
 
 @pytest.fixture
@@ -23,11 +24,35 @@ def context(tmp_path):
     return EmbedContext(tmp_path, "clusters", "n30_d6_snr1")
 
 
-def test_fingerprint_is_sha256_of_c_order_float64_bytes():
+def test_fingerprint_is_sha256_of_c_order_bytes():
     X = np.arange(6, dtype=np.int32).reshape(2, 3)
-    assert fingerprint(X) == hashlib.sha256(np.arange(6.0).reshape(2, 3).tobytes()).hexdigest()
+    assert fingerprint(X, np.float64) == hashlib.sha256(
+        np.arange(6.0).reshape(2, 3).tobytes()).hexdigest()
+    assert fingerprint(X) == hashlib.sha256(X.tobytes()).hexdigest()
     assert fingerprint(np.asfortranarray(X)) == fingerprint(X)
     assert fingerprint(X.T) != fingerprint(X)
+
+
+def test_store_records_the_float64_fingerprint_of_the_input(context, data):
+    X, Y = data
+    path = store(Y, X.astype(np.float32), context, "umap", "embedding", 0, {})
+    record = json.loads(path.with_suffix(".json").read_text())
+    assert record["input_sha256"] == fingerprint(X.astype(np.float32), np.float64)
+
+
+def test_atomic_write_leaves_nothing_behind_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "out" / "file.txt"
+    atomic_write(target, b"first")
+    assert target.read_bytes() == b"first" and oct(target.stat().st_mode & 0o777) == "0o644"
+
+    def broken(*args):
+        raise OSError("disk full")
+
+    monkeypatch.setattr("drfidelity.storage.os.replace", broken)
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(target, b"second")
+    assert target.read_bytes() == b"first"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["file.txt"]
 
 
 def test_path_layout(context):
@@ -102,5 +127,5 @@ def test_recorded_file_of_wrong_shape_or_values_is_refused(context, data, Y_bad)
 @pytest.mark.parametrize("Y_bad", [np.zeros((29, 2)), np.zeros((30, 3)),
                                    np.full((30, 2), np.nan)])
 def test_store_validates(context, data, Y_bad):
-    with pytest.raises(ValueError, match="Y must be finite"):
+    with pytest.raises(ValueError, match="Y (has shape|contains non-finite)"):
         store(Y_bad, data[0], context, "umap", "embedding", 0, {})

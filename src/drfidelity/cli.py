@@ -1,26 +1,59 @@
 """Command line: ``drfidelity stage ...`` (the DVC stages), ``drfidelity score`` (your own data).
 
 Arguments are parsed before anything numeric is imported, because the numeric settings of
-:mod:`drfidelity.runtime` must be in place before numpy loads.
+:mod:`drfidelity.runtime` must be in place before numpy loads. Bad input (a ValueError, an
+OSError, a MemoryError from a size estimate) is one line on stderr and exit code 2; ``--debug``
+shows the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from pathlib import Path
 
 from drfidelity.pipeline import PER_DATASET, STAGES  # loads no numeric library
 
 
+BAD_INPUT = (ValueError, OSError, MemoryError)
+
+
+def one_line(error: BaseException) -> str:
+    """The error's message on one line (server bodies and job lists can span several)."""
+    return " | ".join(line.strip() for line in str(error).splitlines() if line.strip())
+
+
+def user_error(prefix: str, error: Exception, debug: bool) -> int:
+    """Print ``prefix: error: message`` and return exit code 2 for bad input; re-raise anything
+    else, and everything with ``debug`` (the traceback is then Python's)."""
+    if debug or not isinstance(error, BAD_INPUT):
+        raise error
+    print(f"{prefix}: error: {one_line(error)}", file=sys.stderr)
+    return 2
+
+
+def configure_logging() -> None:
+    """Our records (and the toorPIA client's) at INFO on stderr; other libraries' at WARNING."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    for name in ("drfidelity", "toorpia"):
+        logging.getLogger(name).setLevel(logging.INFO)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="drfidelity",
         description="Distance-fidelity benchmark of 2-D embeddings (see README.md).")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true",
+                        help="show the traceback of an error instead of one line")
     sub = parser.add_subparsers(dest="command", required=True)
 
     stage = sub.add_parser(
-        "stage", help="run one pipeline stage (what dvc.yaml calls)",
+        "stage", parents=[common], help="run one pipeline stage (what dvc.yaml calls)",
         description="Run one stage of the DVC pipeline with the values of params.yaml. "
                     "generate/embed/score take a dataset name; aggregate/report take none. "
                     "Always runs in exact numerics (see drfidelity.runtime).")
@@ -32,11 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="embed only: parallel jobs (default: params.yaml `jobs`)")
 
     score = sub.add_parser(
-        "score", help="score an embedding of your own data",
+        "score", parents=[common], help="score an embedding of your own data",
         description="Score a 2-D embedding against its high-dimensional data with every metric "
                     "the inputs allow. DATA.npz holds X and optionally X_truth, labels, "
                     "outlier_idx, outlier_dir, population; EMBEDDING.npy is (N, 2). Prints a "
-                    "JSON object column -> value (NaN as null).")
+                    "JSON object column -> value (NaN as null). Bad input: one line on "
+                    "stderr, exit code 2.")
     score.add_argument("data", type=Path, metavar="DATA.npz")
     score.add_argument("embedding", type=Path, metavar="EMBEDDING.npy")
     score.add_argument("--json", type=Path, default=None, metavar="OUT",
@@ -49,15 +83,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    from drfidelity import __version__
+
+    return __version__
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    configure_logging()
     from drfidelity import runtime
 
     if args.command == "score":
         runtime.configure("exact" if args.exact else "fast")
         from drfidelity.metrics.cli import run
 
-        return run(args.data, args.embedding, args.json)
+        return run(args.data, args.embedding, args.json, debug=args.debug)
 
     runtime.configure("exact")
     if args.command == "env":
@@ -79,12 +120,13 @@ def _run_stage(args: argparse.Namespace) -> int:
         if args.dataset is not None and args.dataset not in params.datasets:
             raise ParamsError(f"dataset {args.dataset!r} is not in params.yaml `datasets` "
                               f"({', '.join(params.datasets)})")
-        from drfidelity import pipeline
+        from drfidelity import pipeline, runtime
 
+        if args.name == "embed":  # its workers follow it (see runtime.die_with_parent)
+            runtime.die_with_parent(os.getppid())
         pipeline.run_stage(params, args.name, args.dataset, root=Path("."), jobs=args.jobs)
-    except (ParamsError, ValueError, FileNotFoundError) as exc:
-        print(f"drfidelity stage {args.name}: error: {exc}", file=sys.stderr)
-        return 2
+    except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input
+        return user_error(f"drfidelity stage {args.name}", exc, args.debug)
     return 0
 
 

@@ -16,8 +16,12 @@ Two modes:
 
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import sys
+import threading
+import time
 
 THREAD_VARIABLES = (
     "OMP_NUM_THREADS",
@@ -37,6 +41,7 @@ EXACT_VARIABLES = {
     "MKL_CBWR": "COMPATIBLE",
 }
 MODES = ("exact", "fast")
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def configure(mode: str = "exact") -> None:
@@ -80,10 +85,13 @@ def describe() -> dict[str, str]:
     import platform
     from importlib import metadata
 
+    from drfidelity import __version__
+
     info = {
         "python": platform.python_version(),
         "platform": f"{platform.system()} {platform.machine()}",
         "numerics": current_mode(),
+        "drfidelity": __version__,
     }
     for name in THREAD_VARIABLES + tuple(EXACT_VARIABLES):
         info[name] = os.environ.get(name, "(unset)")
@@ -94,3 +102,23 @@ def describe() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             info[dist] = "(not installed)"
     return info
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when process ``parent`` dies, even by SIGKILL (``dvc repro`` killed):
+    a stage would otherwise run on unseen, and a pool's idle workers wait on its queue forever.
+    Linux: the kernel sends SIGKILL (``prctl(PR_SET_PDEATHSIG)``); elsewhere a daemon thread
+    checks once a second."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
+            raise OSError(ctypes.get_errno(), "prctl failed")
+    except (OSError, AttributeError):
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)

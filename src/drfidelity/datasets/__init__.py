@@ -1,7 +1,7 @@
 """Synthetic datasets with known geometry, reproduced draw for draw from the v1.3.0 generators.
 
 Every generator maps a latent point cloud (or, for the probes, raw columns) to a
-:class:`Dataset`; :func:`generate` adds the SNR noise of §1.2 and returns the arrays of the
+:class:`Dataset`; :func:`generate` adds the SNR noise (:mod:`.noise`) and returns the arrays of the
 reference ``inputs.npz`` files. Under ``drfidelity.runtime.configure("exact")`` all arrays are
 bit-identical to the reference.
 """

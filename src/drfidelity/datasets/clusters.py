@@ -1,4 +1,4 @@
-"""``clusters``: K Gaussian clusters on orthogonal axes at a set dynamic range (§1.4).
+"""``clusters``: K Gaussian clusters on orthogonal axes at a set dynamic range.
 
 Centroids sit at s * e_i with s = dynamic_range * intra_nn / sqrt(2), so every inter-centroid
 distance is exactly ``dynamic_range`` times the median within-cluster nearest-neighbour spacing.
@@ -7,6 +7,8 @@ distance is exactly ``dynamic_range`` times the median within-cluster nearest-ne
 from __future__ import annotations
 
 import numpy as np
+
+from drfidelity.validation import real
 
 from . import _checks
 from ._common import Dataset, intra_cluster_nn, offset_clusters, project, split_counts
@@ -22,8 +24,8 @@ def make_clusters(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: int
     params = dict(n=n, d=d, seed=seed, latent_dim=latent_dim, n_clusters=n_clusters,
                   dynamic_range=dynamic_range, cluster_sigma=cluster_sigma)
     k, latent_dim = _checks.axes_per_cluster(n_clusters, latent_dim)
-    _checks.real("dynamic_range", dynamic_range, low=0.0, low_open=True)
-    _checks.real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
+    real("dynamic_range", dynamic_range, low=0.0, low_open=True)
+    real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
     n, d, seed = _checks.shape(n, d, seed, min_d=latent_dim, min_n=2 * k,
                                why_n=f"each of the {k} clusters needs 2 points for its spacing")
 

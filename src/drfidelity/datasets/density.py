@@ -1,4 +1,4 @@
-"""``density``: one latent cloud with three regimes of local density (§1.3).
+"""``density``: one latent cloud with three regimes of local density.
 
 A wide uniform box, a tight Gaussian core and a thin spherical shell, stacked in that order
 (labels 0, 1, 2), permuted and projected isometrically to D dimensions. The colouring value is
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
+
+from drfidelity.validation import integer, real
 
 from . import _checks
 from ._common import Dataset, project
@@ -35,14 +37,14 @@ def make_density(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: int 
                   core_frac=core_frac, shell_frac=shell_frac, core_sigma=core_sigma,
                   uniform_halfwidth=uniform_halfwidth, shell_radius=shell_radius,
                   shell_jitter=shell_jitter)
-    latent_dim = _checks.integer("latent_dim", latent_dim, 1)
-    fractions = np.array([_checks.real(k, params[k], low=0.0)
+    latent_dim = integer("latent_dim", latent_dim, 1)
+    fractions = np.array([real(k, params[k], low=0.0)
                           for k in ("uniform_frac", "core_frac", "shell_frac")])
     if fractions.sum() <= 0:
         raise ValueError("uniform_frac, core_frac and shell_frac must not all be 0")
     for name in ("core_sigma", "uniform_halfwidth", "shell_radius"):
-        _checks.real(name, params[name], low=0.0, low_open=True)
-    _checks.real("shell_jitter", shell_jitter, low=0.0)
+        real(name, params[name], low=0.0, low_open=True)
+    real("shell_jitter", shell_jitter, low=0.0)
     n, d, seed = _checks.shape(n, d, seed, min_d=latent_dim, min_n=11,
                                why_n="the log local density needs 10 neighbours")
 

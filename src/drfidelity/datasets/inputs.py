@@ -1,7 +1,7 @@
 """The arrays each driver feeds to the methods and metrics, as in the reference inputs.npz.
 
 :func:`generate` builds the input of one (dataset, N, D, data seed, SNR) configuration;
-:func:`addplot_inputs` the basemap and added points of the out-of-sample test (§6.5).
+:func:`addplot_inputs` the basemap and added points of the out-of-sample test.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from . import _checks
+from drfidelity.validation import integer
 from .noise import add_noise, noise_std, parse_snr
 from .outliers import OUTLIER_LABEL, make_anchored_addplot, make_outliers
 from .registry import make_dataset
@@ -28,16 +28,40 @@ INPUT_EXTRAS: dict[str, tuple[str, ...]] = {
 }
 #: Probes whose data are used as generated (random walks; already standardised noise columns).
 NEVER_NOISED = ("random_walk", "noise_dims")
-#: Third SeedSequence word of the added points' noise (their own realisation, §6.5).
+#: Third SeedSequence word of the added points' noise (their own realisation).
 ADDPLOT_NOISE_KEY = 777
 
 
 def generate(name: str, *, n: int, d: int, data_seed: int, snr: Any,
              params: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
-    """X (clean + SNR noise), X_truth, labels and the dataset's ground-truth arrays.
+    """One synthetic dataset with known geometry, as the benchmark's stages use it.
 
-    The generator seed is ``data_seed``, and so is the noise seed (§1.2). random_walk and
-    noise_dims are never noised, so only an infinite ``snr`` is accepted for them.
+    Parameters
+    ----------
+    name : str
+        A key of :data:`drfidelity.datasets.DATASETS` (density, clusters, transition, outliers,
+        populations, random_walk, noise_dims).
+    n, d : int
+        Points and ambient dimension.
+    data_seed : int
+        Seed of the generator and of the noise draw.
+    snr : float or "inf"
+        Signal-to-noise power ratio per coordinate; ``inf`` adds no noise. random_walk and
+        noise_dims are never noised, so only an infinite ``snr`` is accepted for them.
+    params : mapping, optional
+        The generator's knobs (``drfidelity.datasets.registry.knobs(name)``), defaults
+        otherwise.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``X`` (clean + noise, (n, d)), ``X_truth`` (clean), ``labels`` and the dataset's own
+        ground-truth arrays (e.g. ``outlier_idx``, ``population``, ``series``/``t``).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument or knob that is out of range.
     """
     snr = parse_snr(snr)
     if name in NEVER_NOISED and not math.isinf(snr):
@@ -64,7 +88,7 @@ def addplot_inputs(*, n: int = 1000, d: int = 768, data_seed: int = 0, snr: Any 
     SeedSequence([data_seed, round(SNR*1000), 777]).
     """
     snr = parse_snr(snr)
-    data_seed = _checks.integer("data_seed", data_seed, 0)
+    data_seed = integer("data_seed", data_seed, 0)
     base = make_outliers(n, d, data_seed, n_add_bulk=n_add_bulk, add_per_direction=0)
     anchored = make_anchored_addplot(base, deviation=deviation, pair_offset=pair_offset,
                                      extra_dims=extra_dims, seed=data_seed)

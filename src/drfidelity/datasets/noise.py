@@ -1,4 +1,4 @@
-"""The SNR noise model (§1.2): isotropic Gaussian noise at a power ratio to the clean signal.
+"""The SNR noise model: isotropic Gaussian noise at a power ratio to the clean signal.
 
 Signal power s2 is the mean per-column population variance of the clean matrix; at SNR the
 noise has standard deviation sigma = sqrt(s2 / SNR) in every coordinate. The noise generator is
@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from . import _checks
+from drfidelity.validation import integer
 
 INFINITE_SNR_KEY = 10**9
 
@@ -42,7 +42,7 @@ def noise_std(clean: np.ndarray, snr: object) -> float:
 
 def noise_rng(data_seed: int, snr: object) -> np.random.Generator:
     """PCG64 seeded by SeedSequence([data_seed, key]), key = round(SNR*1000) or 10**9 at inf."""
-    data_seed = _checks.integer("data_seed", data_seed, 0)
+    data_seed = integer("data_seed", data_seed, 0)
     value = parse_snr(snr)
     key = INFINITE_SNR_KEY if math.isinf(value) else round(value * 1000)
     return np.random.default_rng(np.random.SeedSequence([data_seed, key]))

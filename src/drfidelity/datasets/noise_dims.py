@@ -1,4 +1,4 @@
-"""``noise_dims``: three tight blobs buried under pure-noise columns (§1.9).
+"""``noise_dims``: three tight blobs buried under pure-noise columns.
 
 The curse-of-dimensionality probe: ``n_principal`` signal columns hold sklearn ``make_blobs``
 clusters at the unit vectors, the other d - n_principal columns are N(0, 1) noise from
@@ -12,6 +12,8 @@ import numpy as np
 from sklearn.datasets import make_blobs
 from sklearn.preprocessing import StandardScaler
 
+from drfidelity.validation import flag, integer, real
+
 from . import _checks
 from ._common import Dataset
 
@@ -21,9 +23,9 @@ def make_noise_dims(n: int = 1000, d: int = 100, seed: int = 42, *, n_principal:
     """[blobs | noise] with ``StandardScaler`` (population std) applied when ``standardize``."""
     params = dict(n=n, d=d, seed=seed, n_principal=n_principal, cluster_std=cluster_std,
                   standardize=standardize)
-    n_principal = _checks.integer("n_principal", n_principal, 1)
-    _checks.real("cluster_std", cluster_std, low=0.0)
-    standardize = _checks.flag("standardize", standardize)
+    n_principal = integer("n_principal", n_principal, 1)
+    real("cluster_std", cluster_std, low=0.0)
+    standardize = flag("standardize", standardize)
     n, d, seed = _checks.shape(n, d, seed, min_d=n_principal, latent="signal (n_principal)",
                                min_n=n_principal, why_n="one point per blob")
 

@@ -1,4 +1,4 @@
-"""``outliers``: a clustered bulk plus paired outliers off the bulk's subspace (§1.6, §1.6.1).
+"""``outliers``: a clustered bulk plus paired outliers off the bulk's subspace.
 
 The bulk is the ``clusters`` construction (K clusters, dynamic range 10) in ``latent_dim``
 axes. Each of ``n_directions`` outlier directions gets its own extra latent axis, so outliers
@@ -15,6 +15,8 @@ orthogonal to the bulk's span in D-space.
 from __future__ import annotations
 
 import numpy as np
+
+from drfidelity.validation import integer, real
 
 from . import _checks
 from ._common import (Dataset, intra_cluster_nn, offset_clusters, project, radius_of_gyration,
@@ -52,15 +54,15 @@ def make_outliers(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: int
                   pair_offset=pair_offset, outlier_factor=outlier_factor, n_add_bulk=n_add_bulk,
                   add_per_direction=add_per_direction, add_offset=add_offset)
     k, latent_dim = _checks.axes_per_cluster(n_clusters, latent_dim)
-    n_dir = _checks.integer("n_directions", n_directions, 1)
-    per_dir = _checks.integer("per_direction", per_direction, 1)
-    _checks.real("dynamic_range", dynamic_range, low=0.0, low_open=True)
-    _checks.real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
-    _checks.real("pair_offset", pair_offset, low=0.0)
-    _checks.real("outlier_factor", outlier_factor, low=0.0, low_open=True)
-    _checks.real("add_offset", add_offset, low=0.0)
-    n_add_bulk = _checks.integer("n_add_bulk", n_add_bulk, 0)
-    add_per_dir = _checks.integer("add_per_direction", add_per_direction, 0)
+    n_dir = integer("n_directions", n_directions, 1)
+    per_dir = integer("per_direction", per_direction, 1)
+    real("dynamic_range", dynamic_range, low=0.0, low_open=True)
+    real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
+    real("pair_offset", pair_offset, low=0.0)
+    real("outlier_factor", outlier_factor, low=0.0, low_open=True)
+    real("add_offset", add_offset, low=0.0)
+    n_add_bulk = integer("n_add_bulk", n_add_bulk, 0)
+    add_per_dir = integer("add_per_direction", add_per_direction, 0)
     total_dim = latent_dim + n_dir
     m = n_dir * per_dir
     n, d, seed = _checks.shape(n, d, seed, min_d=total_dim,
@@ -125,10 +127,10 @@ def make_anchored_addplot(base: Dataset, deviation: float = 3.0, pair_offset: fl
     deviation + pair_offset. Returns ``clean`` (2K x D, pairs adjacent), ``anchor``, ``radii``,
     ``extra_basis`` (U).
     """
-    _checks.real("deviation", deviation, low=0.0, low_open=True)
-    _checks.real("pair_offset", pair_offset, low=0.0)
-    extra_dims = _checks.integer("extra_dims", extra_dims, 1)
-    seed = _checks.integer("seed", seed, 0)
+    real("deviation", deviation, low=0.0, low_open=True)
+    real("pair_offset", pair_offset, low=0.0)
+    extra_dims = integer("extra_dims", extra_dims, 1)
+    seed = integer("seed", seed, 0)
     in_bulk = base.labels != OUTLIER_LABEL
     bulk, bulk_labels = base.clean[in_bulk], base.labels[in_bulk]
     if extra_dims > bulk.shape[1]:

@@ -1,4 +1,4 @@
-"""``populations``: a majority and a minority population, each with K clusters (§1.7).
+"""``populations``: a majority and a minority population, each with K clusters.
 
 Both populations use one centre scale c = dynamic_range * intra_nn / sqrt(2), intra_nn taken
 from the majority only. The majority lives in latent block 0..L-1, the minority in block
@@ -10,6 +10,8 @@ group_range * sqrt(2) c.
 from __future__ import annotations
 
 import numpy as np
+
+from drfidelity.validation import real
 
 from . import _checks
 from ._common import Dataset, intra_cluster_nn, offset_clusters, project, split_counts
@@ -29,10 +31,10 @@ def make_populations(n: int = 1000, d: int = 768, seed: int = 0, *, latent_block
                   dynamic_range=dynamic_range, cluster_sigma=cluster_sigma,
                   group_range=group_range, minority_frac=minority_frac)
     k, block = _checks.axes_per_cluster(n_clusters, latent_block, dim_name="latent_block")
-    _checks.real("dynamic_range", dynamic_range, low=0.0, low_open=True)
-    _checks.real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
-    _checks.real("group_range", group_range, low=1.0)
-    _checks.real("minority_frac", minority_frac, low=0.0, high=0.5, low_open=True)
+    real("dynamic_range", dynamic_range, low=0.0, low_open=True)
+    real("cluster_sigma", cluster_sigma, low=0.0, low_open=True)
+    real("group_range", group_range, low=1.0)
+    real("minority_frac", minority_frac, low=0.0, high=0.5, low_open=True)
     total_dim = 2 * block + 1
     n, d, seed = _checks.shape(n, d, seed, min_d=total_dim,
                                latent="total latent (2 * latent_block + 1)")

@@ -1,4 +1,4 @@
-"""``random_walk``: independent high-dimensional random walks, the time-series probe (§1.8).
+"""``random_walk``: independent high-dimensional random walks, the time-series probe.
 
 Series s draws its steps from its own generator SeedSequence([seed, s]), uniform in
 [-step, step] per dimension, and is their cumulative sum (row 0 is the first step, not the
@@ -8,6 +8,8 @@ origin). No latent space, no projection, no noise: the truth is the data itself.
 from __future__ import annotations
 
 import numpy as np
+
+from drfidelity.validation import integer, real
 
 from . import _checks
 from ._common import Dataset
@@ -20,8 +22,8 @@ def make_random_walk(n: int = 3000, d: int = 50, seed: int = 0, *, n_series: int
     Labels and ``series`` are the series id, ``t`` the step index within the series.
     """
     params = dict(n=n, d=d, seed=seed, n_series=n_series, step=step)
-    n_series = _checks.integer("n_series", n_series, 1)
-    _checks.real("step", step, low=0.0, low_open=True)
+    n_series = integer("n_series", n_series, 1)
+    real("step", step, low=0.0, low_open=True)
     n, d, seed = _checks.shape(n, d, seed, min_d=1, min_n=n_series,
                                why_n="one point per series")
     if n % n_series:

@@ -1,4 +1,4 @@
-"""``transition``: K dense states joined by bridges of sparse points (§1.5).
+"""``transition``: K dense states joined by bridges of sparse points.
 
 States are Gaussian blobs at c_i = centroid_scale * e_i; the bridge from state a to state b
 holds points c_a + u (c_b - c_a) + spread, u ~ U(0, 1), whose spread is Gaussian in latent
@@ -10,6 +10,8 @@ width path_sigma * (1 + spread_amp * sin(pi u)), widest mid-bridge. Bridge point
 from __future__ import annotations
 
 import numpy as np
+
+from drfidelity.validation import flag, integer, real
 
 from . import _checks
 from ._common import Dataset, project, split_counts
@@ -34,12 +36,12 @@ def make_transition(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: i
                   cluster_sigma=cluster_sigma, path_sigma=path_sigma, spread_amp=spread_amp,
                   spread_dims=spread_dims, closed_loop=closed_loop)
     k, latent_dim = _checks.axes_per_cluster(n_clusters, latent_dim, min_clusters=2)
-    _checks.real("cluster_frac", cluster_frac, low=0.0, high=1.0)
-    _checks.real("centroid_scale", centroid_scale, low=0.0, low_open=True)
+    real("cluster_frac", cluster_frac, low=0.0, high=1.0)
+    real("centroid_scale", centroid_scale, low=0.0, low_open=True)
     for name in ("cluster_sigma", "path_sigma", "spread_amp"):
-        _checks.real(name, params[name], low=0.0)
-    spread_dims = min(_checks.integer("spread_dims", spread_dims, 0), latent_dim)
-    closed_loop = _checks.flag("closed_loop", closed_loop)
+        real(name, params[name], low=0.0)
+    spread_dims = min(integer("spread_dims", spread_dims, 0), latent_dim)
+    closed_loop = flag("closed_loop", closed_loop)
     edges = np.array([(i, (i + 1) % k) for i in range(k if closed_loop else k - 1)])
     n, d, seed = _checks.shape(n, d, seed, min_d=latent_dim, min_n=k + len(edges),
                                why_n="every state and every bridge needs a point")

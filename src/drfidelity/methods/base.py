@@ -2,9 +2,9 @@
 
 Every method is registered as a :class:`Method`. The runners :func:`embed` and
 :func:`embed_extend` seed numpy's global RNG before the call (Isomap's ARPACK start vector and
-PCC's reference sampling read it), reject unknown hyper-parameters and check the result, so a
-wrapper only has to call its library with the benchmark's settings. Wrappers built on torch
-seed torch themselves (:mod:`drfidelity.methods.torch_setup`).
+PCC's reference sampling read it), check every hyper-parameter (:meth:`Method.settings`) and
+check the result, so a wrapper only has to call its library with the benchmark's settings.
+Wrappers built on torch seed torch themselves (:mod:`drfidelity.methods.torch_setup`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
+
+from drfidelity.validation import check_map, check_matrix, known_keys
 
 
 class SkipMethod(Exception):
@@ -56,11 +58,40 @@ class Method:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     extend: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
     not_operable: str = ""
+    #: per hyper-parameter, ``check(name, value)`` raising ValueError (run before any job)
+    checks: Mapping[str, Callable[[str, Any], Any]] = field(default_factory=dict)
+    #: per hyper-parameter, ``clamp(value, n)``: the value the wrapper uses on n points
+    clamps: Mapping[str, Callable[[Any, int], Any]] = field(default_factory=dict)
 
     def __post_init__(self):
         if (self.extend is None) == (not self.not_operable):
             raise ValueError(f"method {self.name!r}: give exactly one of `extend` (an "
                              "out-of-sample operation) and `not_operable` (why there is none)")
+        unchecked = set(self.defaults) - set(self.checks)
+        if unchecked or set(self.checks) - set(self.defaults):
+            raise ValueError(f"method {self.name!r}: every default needs a check, and only "
+                             f"defaults have one ({sorted(unchecked ^ set(self.checks))})")
+
+    def settings(self, params: Mapping[str, Any], where: str | None = None) -> dict[str, Any]:
+        """The defaults overridden by ``params``, every value checked.
+
+        ValueError for a name that is not a hyper-parameter (with the closest one) or a bad
+        value, prefixed with ``where`` (default: the method's name).
+        """
+        where = where or self.name
+        known_keys(where, params, self.defaults)
+        merged = {**self.defaults, **params}
+        for name, value in merged.items():
+            try:
+                self.checks[name](name, value)
+            except ValueError as exc:
+                raise ValueError(f"{where}.{exc}") from None
+        return merged
+
+    def used(self, settings: Mapping[str, Any], n: int) -> dict[str, Any]:
+        """``settings`` as the wrappers apply them to n points (clamped values replaced)."""
+        return {name: self.clamps[name](value, n) if name in self.clamps else value
+                for name, value in settings.items()}
 
     def seeds(self, n_seeds: int) -> list[int]:
         return list(range(n_seeds)) if self.stochastic else [0]
@@ -68,11 +99,52 @@ class Method:
 
 def embed(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,
           **params: Any) -> np.ndarray:
-    """Run ``method`` on ``X`` with ``seed`` and return a validated float64 (N, 2) array."""
-    settings = _settings(method, params)
-    X = _check_data("X", X)
+    """Run ``method`` on ``X`` with ``seed`` and return a validated float64 (N, 2) array
+    (injected coordinates instead, when ``context`` holds them: see :func:`run_method`)."""
+    return run_method(method, X, seed, context, **params)[0]
+
+
+def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,
+               **params: Any) -> tuple[np.ndarray, Path | None]:
+    """The method's map of ``X``, or the coordinates injected for it.
+
+    Parameters
+    ----------
+    method : Method
+        A registered method (:data:`drfidelity.methods.METHODS`).
+    X : array_like, shape (N, D)
+        Finite data, N >= 2.
+    seed : int
+        Seeds numpy's global RNG before the call (and the method's own ``random_state``).
+    context : EmbedContext, optional
+        Where injected coordinates may be found (root, dataset, tag).
+    **params
+        Hyper-parameters overriding ``method.defaults``; unknown names and bad values raise
+        ValueError before anything runs.
+
+    Returns
+    -------
+    (numpy.ndarray, pathlib.Path or None)
+        The float64 (N, 2) map and the injected file it came from (None when computed).
+
+    Notes
+    -----
+    Injected files live at ``external_embeddings/<dataset>/<method>/<mode>/<tag>/seed<s>.npy``
+    (method name in lower case, mode ``embedding`` unless the method has a ``mode`` setting)
+    and are validated like toorPIA's cache (:func:`drfidelity.methods.external.load_cached`:
+    the recorded input fingerprint must be that of ``X``).
+    """
+    from . import external  # it imports this module
+
+    settings = method.settings(params)
+    X = check_matrix("X", X, min_rows=2)
+    if context is not None:
+        directory, mode = method.name.lower(), settings.get("mode", "embedding")
+        Y = external.load_cached(context, directory, mode, seed, X)
+        if Y is not None:
+            return Y, external.cache_path(context, directory, mode, seed)
     np.random.seed(seed)
-    return _check_embedding(method, method.fit(X, seed, context, **settings), len(X), seed)
+    return _check_embedding(method, method.fit(X, seed, context, **settings), len(X), seed), None
 
 
 def embed_extend(method: Method, X_fit: np.ndarray, X_add: np.ndarray, seed: int,
@@ -85,9 +157,9 @@ def embed_extend(method: Method, X_fit: np.ndarray, X_add: np.ndarray, seed: int
     """
     if method.extend is None:
         raise NotOperable(method.not_operable)
-    settings = _settings(method, params)
-    X_fit = _check_data("X_fit", X_fit)
-    X_add = _check_data("X_add", X_add)
+    settings = method.settings(params)
+    X_fit = check_matrix("X_fit", X_fit, min_rows=2)
+    X_add = check_matrix("X_add", X_add)
     if X_add.shape[1] != X_fit.shape[1]:
         raise ValueError(f"X_add has {X_add.shape[1]} columns but X_fit has {X_fit.shape[1]}")
     np.random.seed(seed)
@@ -96,51 +168,5 @@ def embed_extend(method: Method, X_fit: np.ndarray, X_add: np.ndarray, seed: int
             _check_embedding(method, Y_add, len(X_add), seed))
 
 
-def _settings(method: Method, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The method's defaults overridden by ``params``; unknown names are an error."""
-    unknown = set(params) - set(method.defaults)
-    if unknown:
-        known = ", ".join(sorted(method.defaults)) or "none"
-        raise ValueError(f"{method.name}: unknown parameter(s) {sorted(unknown)}; "
-                         f"known: {known}")
-    return {**method.defaults, **params}
-
-
-def _check_data(name: str, X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X)
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"{name} must be an (N, D) matrix with N >= 2, got shape {X.shape}")
-    if not np.issubdtype(X.dtype, np.number) or not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} must hold finite numbers")
-    return X
-
-
 def _check_embedding(method: Method, Y: np.ndarray, n: int, seed: int) -> np.ndarray:
-    Y = np.asarray(Y, dtype=np.float64)
-    if Y.shape != (n, 2):
-        raise ValueError(f"{method.name} returned shape {Y.shape}, expected ({n}, 2)")
-    if not np.all(np.isfinite(Y)):
-        raise ValueError(f"{method.name} returned non-finite coordinates (seed {seed})")
-    return np.ascontiguousarray(Y)
-
-
-def check_number(name: str, value: Any, *, integer: bool = False, low: float = 0.0,
-                 low_open: bool = True, high: float | None = None) -> Any:
-    """``value`` if it is a finite number (an int when ``integer``) with ``value > low``
-    (``>= low`` when not ``low_open``) and ``value <= high``; otherwise a ValueError."""
-    kind = (int, np.integer) if integer else (int, float, np.integer, np.floating)
-    valid = (not isinstance(value, bool) and isinstance(value, kind) and np.isfinite(value)
-             and (value > low if low_open else value >= low)
-             and (high is None or value <= high))
-    if not valid:
-        bound = f"{'>' if low_open else '>='} {low:g}"
-        if high is not None:
-            bound = f"in {'(' if low_open else '['}{low:g}, {high:g}]"
-        raise ValueError(f"{name} must be {'an integer' if integer else 'a number'} {bound}, "
-                         f"got {value!r}")
-    return value
-
-
-def check_positive(name: str, value: Any, *, integer: bool = False) -> Any:
-    """``value`` if it is a finite number > 0 (an int when ``integer``); else a ValueError."""
-    return check_number(name, value, integer=integer)
+    return check_map(f"the map of {method.name} (seed {seed})", Y, n)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import check_number
+from drfidelity.validation import real
+
 from .neighbourhood import clamp_perplexity
 
 #: openTSNE's defaults for the two phases: (iterations, exaggeration), momentum 0.8 in both.
@@ -53,7 +54,7 @@ def fit_embedding(X: np.ndarray, seed: int, *, reg_lambda: float = 0.15,
     """
     from openTSNE import TSNE
 
-    reg_lambda = float(check_number("reg_lambda", reg_lambda, low_open=False, high=1.0))
+    reg_lambda = real("reg_lambda", reg_lambda, low=0.0, high=1.0)
     n = X.shape[0]
     p = clamp_perplexity(perplexity, n)
     reference = reference_layout(X)

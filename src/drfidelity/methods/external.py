@@ -4,7 +4,7 @@ A file ``{root}/external_embeddings/{dataset}/{method}/{mode}/{tag}/seed{seed}.n
 shape (N, 2)) is used instead of running the method. A coordinate file is only as good as the
 input it was computed on, so every file must name that input: the input fingerprint is the
 sha256 of ``np.ascontiguousarray(X, float64).tobytes()`` (raw C-order bytes, as in the reference
-release's ``params.json``). Two places may record it:
+release's ``params.json``; :func:`drfidelity.storage.fingerprint`). Two places may record it:
 
 * the committed manifest ``{root}/external_embeddings.manifest.json`` (the DVC-tracked v1.3.0
   caches; built by ``tools/make_toorpia_manifest.py``), which also pins the file's own sha256;
@@ -20,22 +20,18 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
+from drfidelity.storage import atomic_write, fingerprint
+from drfidelity.validation import check_map, check_matrix
+
 from .base import EmbedContext
 
 CACHE_DIR = "external_embeddings"
 MANIFEST = "external_embeddings.manifest.json"
-
-
-def fingerprint(X: np.ndarray) -> str:
-    """sha256 of the raw C-order float64 bytes of ``X``; equal fingerprints = identical inputs."""
-    return hashlib.sha256(np.ascontiguousarray(X, dtype=np.float64).tobytes()).hexdigest()
 
 
 def cache_path(context: EmbedContext, method: str, mode: str, seed: int) -> Path:
@@ -82,11 +78,9 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
     path = cache_path(context, method, mode, seed)
     if not path.is_file():
         return None
-    X = np.asarray(X)
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
+    X = check_matrix("X", X)
     record, origin = _provenance(path, Path(context.root))
-    actual = fingerprint(X)
+    actual = fingerprint(X, np.float64)
     if record["input_sha256"] != actual:
         raise ValueError(
             f"{path} was computed for other data: its input fingerprint ({origin}) is "
@@ -96,44 +90,44 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
         raise ValueError(
             f"{path}: file sha256 {hashlib.sha256(data).hexdigest()} differs from "
             f"{record['sha256']} recorded in the {origin} (restore it with `dvc pull`)")
-    Y = np.load(path, allow_pickle=False)
-    if Y.shape != (X.shape[0], 2) or Y.dtype.kind != "f":
-        raise ValueError(f"{path}: expected float ({X.shape[0]}, 2) coordinates, "
-                         f"got {Y.dtype} {Y.shape}")
-    if not np.all(np.isfinite(Y)):
-        raise ValueError(f"{path}: contains non-finite coordinates")
-    return np.asarray(Y, dtype=np.float64)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temporary file in the same directory and ``os.replace``: readers never see
-    a partial file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    return check_map(str(path), np.load(path, allow_pickle=False), X.shape[0])
 
 
 def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode: str,
           seed: int, provenance: Mapping[str, Any]) -> Path:
-    """Write ``Y`` (the coordinates of ``X``) to the cache with its provenance sidecar.
+    """Write ``Y`` (the coordinates of ``X``) to the cache with its provenance sidecar: the way
+    to inject precomputed coordinates of any method.
 
+    Parameters
+    ----------
+    Y : array_like, shape (N, 2)
+        Finite coordinates.
+    X : array_like, shape (N, D)
+        The input they were computed on (its float64 fingerprint is recorded).
+    context : EmbedContext
+        Root, dataset and tag (e.g. ``n1000_d768_snr1``) of the benchmark input.
+    method : str
+        The method's directory: its registered name in lower case (``pca``, ``t-sne``, ...).
+    mode : str
+        ``embedding`` for a fit map (toorPIA also has ``fit``, ``embedding_basemap``,
+        ``embedding_addplot``).
+    seed : int
+    provenance : mapping
+        Anything worth keeping about where the map came from (endpoint, parameters, versions).
+
+    Returns
+    -------
+    pathlib.Path
+        The ``.npy`` written.
+
+    Notes
+    -----
     The sidecar records the input fingerprint and shape, the file's sha256 and shape, and the
-    caller's ``provenance`` (endpoint, parameters, versions, time, ...). It is written first,
-    the ``.npy`` second, each atomically, so a visible ``.npy`` always has its record.
+    caller's ``provenance``. It is written first, the ``.npy`` second, each atomically, so a
+    visible ``.npy`` always has its record.
     """
-    X = np.asarray(X)
-    Y = np.ascontiguousarray(Y, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D (N, D) array, got shape {X.shape}")
-    if Y.shape != (X.shape[0], 2) or not np.all(np.isfinite(Y)):
-        raise ValueError(f"Y must be finite with shape ({X.shape[0]}, 2), got {Y.shape}")
+    X = check_matrix("X", X)
+    Y = check_map("Y", Y, X.shape[0])
     path = cache_path(context, method, mode, seed)
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
@@ -141,8 +135,8 @@ def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode
     data = buffer.getvalue()
     record = {**provenance, "method": method, "mode": mode, "sha256":
               hashlib.sha256(data).hexdigest(), "shape": list(Y.shape),
-              "input_sha256": fingerprint(X), "input_shape": list(X.shape)}
-    _atomic_write(_sidecar(path), (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
-    _atomic_write(path, data)
+              "input_sha256": fingerprint(X, np.float64), "input_shape": list(X.shape)}
+    atomic_write(_sidecar(path), (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
+    atomic_write(path, data)
     return path
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import check_positive
+from drfidelity.validation import integer
+
 from .torch_setup import import_pymde, seeded_torch
 
 NOT_OPERABLE = "pymde optimizes fit coordinates; no transform"
@@ -18,7 +19,7 @@ def fit_pymde(X: np.ndarray, seed: int, context=None, *, max_iter: int = 300,
     for N <= 10,000). The random initial layout comes from torch, seeded here; ``device`` is
     the only method setting the benchmark forwards from the driver.
     """
-    check_positive("max_iter", max_iter, integer=True)
+    integer("max_iter", max_iter, 1)
     pymde = import_pymde()
     torch = seeded_torch(seed)
     problem = pymde.preserve_distances(

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import check_positive
+from drfidelity.validation import integer
+
 from .torch_setup import seeded_torch
 
 NOT_OPERABLE = "pccdr optimizes fit coordinates; no transform"
@@ -20,7 +21,7 @@ def fit_pcc(X: np.ndarray, seed: int, context=None, *, num_epochs: int = 500) ->
     RNG and the initial layout 10·randn from torch, so both are seeded here. ``y`` is unused
     without the cluster term; zeros are passed because the signature requires it.
     """
-    check_positive("num_epochs", num_epochs, integer=True)
+    integer("num_epochs", num_epochs, 1)
     seeded_torch(seed)
     np.random.seed(seed)
     import pcc

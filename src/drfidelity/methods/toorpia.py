@@ -8,9 +8,12 @@ worker process: the client sets no timeout on any request, prints its errors and
 so the worker captures that output and the parent waits at most ``deadline_s`` for each call
 (login, basemap, every addplot) before killing the worker (its upload files live in a scratch
 directory that the parent removes). A failed session is retried after
-``backoff_s * attempt`` seconds, up to ``max_attempts`` sessions; a rejected login is final.
-The key reaches the client only through the environment of the worker; every text that leaves
-the worker is scrubbed of it before it is logged or raised.
+``backoff_s * attempt`` seconds, up to ``max_attempts`` sessions, and the whole wait for one
+map (every attempt, call and pause) is bounded by ``wait_budget_s``. A login the server refuses
+(HTTP 4xx) is final; a 5xx or 429 at login is transient and retried like any other failure.
+All of these are ``method_params.toorPIA`` settings. The key reaches the client only through the
+environment of the worker; every text that leaves the worker is scrubbed of it and cut to one
+short line before it is logged or raised.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import io
 import logging
 import multiprocessing
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -31,16 +35,24 @@ from typing import Any
 import numpy as np
 
 from . import external
-from .base import EmbedContext, SkipMethod, check_positive
+from drfidelity import runtime
+from drfidelity.validation import check_map, check_matrix, integer, real
+
+from .base import EmbedContext, SkipMethod
 
 log = logging.getLogger(__name__)
 
 METHOD_DIR = "toorpia"
 KEY_VARIABLE = "TOORPIA_API_KEY"
-# The benchmark's only request setting (benchmark.md §2.3): the input norms carry information.
+# The benchmark's only request setting: the input norms carry information.
 BASEMAP_PARAMS = {"l2_normalization": False}
 # Cache modes that the API can refill; ``fit`` holds legacy fit_transform maps (read only).
 API_MODES = {"embedding": "basemap_embedding"}
+TOORPIA_MODES = ("embedding", "fit")
+#: ``method_params.toorPIA`` defaults: per-call deadline, sessions, pause step, whole wait.
+TOORPIA_SETTINGS = {"mode": "embedding", "deadline_s": 120.0, "max_attempts": 4,
+                    "backoff_s": 3.0, "wait_budget_s": 300.0}
+SERVER_TEXT_LIMIT = 300  # characters of a server's reply kept in a message
 
 
 class ToorpiaUnavailable(SkipMethod):
@@ -55,13 +67,26 @@ class _LoginRejected(Exception):
     """The server refused the key; retrying cannot help."""
 
 
+class _WaitBudgetSpent(_CallFailed):
+    """The whole wait allowed for this map is used up: no further attempt."""
+
+
 def _scrub(text: str) -> str:
-    """``text`` with the API key replaced, so it is safe to log or raise."""
+    """``text`` with the API key replaced and whitespace runs (an HTML page's newlines) folded,
+    on one line of at most SERVER_TEXT_LIMIT characters: safe and short enough to log or raise."""
     key = os.environ.get(KEY_VARIABLE)
-    return text.replace(key, "<TOORPIA_API_KEY>") if key else text
+    text = text.replace(key, "<TOORPIA_API_KEY>") if key else text
+    text = " ".join(text.split())
+    return text if len(text) <= SERVER_TEXT_LIMIT else text[:SERVER_TEXT_LIMIT - 1] + "…"
 
 
-def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str) -> None:
+def _login_status(output: str) -> int | None:
+    """The HTTP status the client printed for a failed login, if any."""
+    found = re.search(r"Status code: (\d{3})", output)
+    return int(found.group(1)) if found else None
+
+
+def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str, parent: int) -> None:
     """Forked child: log in, run ``steps`` in one session, send one message per call.
 
     Messages are ``(status, payload, output)``: status ``ok`` (payload: coordinates and map
@@ -71,6 +96,7 @@ def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str) -> None:
     """
     import toorpia
 
+    runtime.die_with_parent(parent)
     tempfile.tempdir = scratch
     out = io.StringIO()
 
@@ -104,25 +130,36 @@ def _worker(conn, steps: list[tuple[str, np.ndarray]], scratch: str) -> None:
             conn.close()
 
 
-def _session(steps: list[tuple[str, np.ndarray]], deadline_s: float) -> list[tuple]:
-    """Run ``steps`` in one worker; return ``(coordinates, map number)`` per step, validated."""
+def _session(steps: list[tuple[str, np.ndarray]], deadline_s: float,
+             give_up_at: float) -> list[tuple]:
+    """Run ``steps`` in one worker; return ``(coordinates, map number)`` per step, validated.
+
+    Each call gets ``deadline_s``, cut short at ``give_up_at`` (``time.monotonic``)."""
     forking = multiprocessing.get_context("fork")
     receiver, sender = forking.Pipe(duplex=False)
     scratch = tempfile.mkdtemp(prefix="drfidelity-toorpia-")
-    worker = forking.Process(target=_worker, args=(sender, steps, scratch), daemon=True)
+    worker = forking.Process(target=_worker, args=(sender, steps, scratch, os.getpid()),
+                             daemon=True)
     worker.start()
     sender.close()
     results = []
     try:
         for call, (endpoint, data) in enumerate([("login", None), *steps]):
-            if not receiver.poll(deadline_s):
+            wait = min(deadline_s, give_up_at - time.monotonic())
+            if not receiver.poll(max(wait, 0.0)):
+                if wait < deadline_s:
+                    raise _WaitBudgetSpent(f"{endpoint}: no answer before the wait budget ran "
+                                           "out")
                 raise _CallFailed(f"{endpoint}: no answer within {deadline_s:g} s")
             try:
                 status, payload, output = receiver.recv()
             except EOFError:
                 raise _CallFailed(f"{endpoint}: worker exited without an answer") from None
-            output = _scrub(output.strip())
+            output = _scrub(output)
             if status == "login":
+                code = _login_status(output)
+                if code is not None and (code >= 500 or code == 429):
+                    raise _CallFailed(f"login: server error ({output})")
                 raise _LoginRejected(output)
             if status != "ok":
                 detail = _scrub(payload) if status == "error" else "client returned None"
@@ -141,32 +178,39 @@ def _session(steps: list[tuple[str, np.ndarray]], deadline_s: float) -> list[tup
 
 
 def _validated(Y: np.ndarray, n_rows: int, endpoint: str) -> np.ndarray:
-    if Y.shape != (n_rows, 2):
-        raise _CallFailed(f"{endpoint}: returned shape {Y.shape} for {n_rows} input rows, "
-                          f"expected ({n_rows}, 2)")
-    if not np.all(np.isfinite(Y)):
-        raise _CallFailed(f"{endpoint}: returned non-finite coordinates")
-    return Y
+    try:
+        return check_map(f"{endpoint}: the returned map", Y, n_rows)
+    except ValueError as exc:
+        raise _CallFailed(str(exc)) from None
 
 
 def _call(steps: list[tuple[str, np.ndarray]], *, deadline_s: float, max_attempts: int,
-          backoff_s: float) -> list[tuple]:
-    """:func:`_session` with bounded retries; ToorpiaUnavailable lists every failure."""
-    check_positive("deadline_s", deadline_s)
-    check_positive("max_attempts", max_attempts, integer=True)
-    if isinstance(backoff_s, bool) or not isinstance(backoff_s, (int, float)) or not backoff_s >= 0:
-        raise ValueError(f"backoff_s must be >= 0, got {backoff_s!r}")
+          backoff_s: float, wait_budget_s: float) -> list[tuple]:
+    """:func:`_session` with bounded retries inside ``wait_budget_s`` seconds in all;
+    ToorpiaUnavailable lists every failure."""
+    real("deadline_s", deadline_s, low=0.0, low_open=True)
+    integer("max_attempts", max_attempts, 1)
+    real("backoff_s", backoff_s, low=0.0)
+    real("wait_budget_s", wait_budget_s, low=0.0, low_open=True)
+    give_up_at = time.monotonic() + wait_budget_s
     failures = []
     for attempt in range(1, max_attempts + 1):
         try:
-            return _session(steps, deadline_s)
+            return _session(steps, deadline_s, give_up_at)
         except _LoginRejected as exc:
             raise ToorpiaUnavailable(f"toorPIA login rejected the API key: {exc}") from None
         except _CallFailed as exc:
             failures.append(f"attempt {attempt}: {exc}")
             log.warning("toorPIA attempt %d/%d failed: %s", attempt, max_attempts, exc)
+            if isinstance(exc, _WaitBudgetSpent):
+                break
+        pause = backoff_s * attempt
         if attempt < max_attempts:
-            time.sleep(backoff_s * attempt)
+            if time.monotonic() + pause >= give_up_at:
+                failures.append(f"no attempt {attempt + 1}: the wait budget of "
+                                f"{wait_budget_s:g} s would run out")
+                break
+            time.sleep(pause)
     raise ToorpiaUnavailable("toorPIA API failed: " + "; ".join(failures))
 
 
@@ -179,10 +223,7 @@ def _provenance(endpoint: str, params: dict, map_no: Any) -> dict[str, Any]:
 
 
 def _matrix(name: str, X: np.ndarray) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D (N, D) array, got shape {X.shape}")
-    return X
+    return np.asarray(check_matrix(name, X), dtype=np.float64)
 
 
 def _require_context(context: EmbedContext | None) -> EmbedContext:
@@ -202,8 +243,8 @@ def _no_key_reason(paths: list[Path]) -> str | None:
 
 
 def fit_toorpia(X: np.ndarray, seed: int, context: EmbedContext | None = None, *,
-                mode: str = "embedding", deadline_s: float = 600.0, max_attempts: int = 4,
-                backoff_s: float = 3.0) -> np.ndarray:
+                mode: str = "embedding", deadline_s: float = 120.0, max_attempts: int = 4,
+                backoff_s: float = 3.0, wait_budget_s: float = 300.0) -> np.ndarray:
     """toorPIA map of ``X``: the validated cache if present, else one ``basemap_embedding``
     call (``l2_normalization=False``) whose result is cached with its provenance.
 
@@ -223,44 +264,49 @@ def fit_toorpia(X: np.ndarray, seed: int, context: EmbedContext | None = None, *
     if reason:
         raise SkipMethod(reason)
     [(Y, map_no)] = _call([(API_MODES[mode], X)], deadline_s=deadline_s,
-                          max_attempts=max_attempts, backoff_s=backoff_s)
+                          max_attempts=max_attempts, backoff_s=backoff_s,
+                          wait_budget_s=wait_budget_s)
     external.store(Y, X, context, METHOD_DIR, mode, seed,
                    _provenance(API_MODES[mode], BASEMAP_PARAMS, map_no))
     return Y
 
 
 def extend_toorpia(X_fit: np.ndarray, X_add: np.ndarray, seed: int,
-                   context: EmbedContext | None = None, *, deadline_s: float = 600.0,
-                   max_attempts: int = 4, backoff_s: float = 3.0) -> tuple[np.ndarray, np.ndarray]:
-    """Basemap of ``X_fit`` and the add-plot of ``X_add`` on it (benchmark.md §2.6).
+                   context: EmbedContext | None = None, *, mode: str = "embedding",
+                   deadline_s: float = 120.0, max_attempts: int = 4, backoff_s: float = 3.0,
+                   wait_budget_s: float = 300.0) -> tuple[np.ndarray, np.ndarray]:
+    """Basemap of ``X_fit`` and the add-plot of ``X_add`` on it.
 
-    Cache pair: modes ``embedding_basemap`` / ``embedding_addplot``. Without both, and with a
-    key: one ``basemap_embedding`` call, then one ``addplot_embedding`` call per added row
-    against that map (one row per call, so no added row influences another), all in one
-    session; both files are then (re)written together.
+    Cache pair: modes ``{mode}_basemap`` / ``{mode}_addplot``. Without both, and with a key
+    (``mode`` "embedding" only): one ``basemap_embedding`` call, then one ``addplot_embedding``
+    call per added row against that map (one row per call, so no added row influences
+    another), all in one session; both files are then (re)written together.
     """
     context = _require_context(context)
     X_fit, X_add = _matrix("X_fit", X_fit), _matrix("X_add", X_add)
     if X_add.shape[1] != X_fit.shape[1]:
         raise ValueError(f"X_add must have the {X_fit.shape[1]} columns of X_fit, "
                          f"got shape {X_add.shape}")
-    cached = [external.load_cached(context, METHOD_DIR, mode, seed, X)
-              for mode, X in (("embedding_basemap", X_fit), ("embedding_addplot", X_add))]
+    modes = (f"{mode}_basemap", f"{mode}_addplot")
+    cached = [external.load_cached(context, METHOD_DIR, cache_mode, seed, X)
+              for cache_mode, X in zip(modes, (X_fit, X_add))]
     if all(Y is not None for Y in cached):
         return cached[0], cached[1]
-    paths = [external.cache_path(context, METHOD_DIR, mode, seed)
-             for mode in ("embedding_basemap", "embedding_addplot")]
+    paths = [external.cache_path(context, METHOD_DIR, cache_mode, seed) for cache_mode in modes]
+    if mode not in API_MODES:
+        raise SkipMethod(f"no cache at {' and '.join(map(str, paths))}; mode {mode!r} cannot "
+                         f"be refilled through the API (API modes: {sorted(API_MODES)})")
     reason = _no_key_reason(paths)
     if reason:
         raise SkipMethod(reason)
     steps = [("basemap_embedding", X_fit)] + [("addplot_embedding", X_add[i:i + 1])
                                              for i in range(X_add.shape[0])]
     results = _call(steps, deadline_s=deadline_s, max_attempts=max_attempts,
-                    backoff_s=backoff_s)
+                    backoff_s=backoff_s, wait_budget_s=wait_budget_s)
     (Y_fit, map_no), added = results[0], results[1:]
     Y_add = np.vstack([Y for Y, _ in added])
-    external.store(Y_fit, X_fit, context, METHOD_DIR, "embedding_basemap", seed,
+    external.store(Y_fit, X_fit, context, METHOD_DIR, modes[0], seed,
                    _provenance("basemap_embedding", BASEMAP_PARAMS, map_no))
-    external.store(Y_add, X_add, context, METHOD_DIR, "embedding_addplot", seed,
+    external.store(Y_add, X_add, context, METHOD_DIR, modes[1], seed,
                    _provenance("addplot_embedding", {"rows_per_call": 1}, map_no))
     return Y_fit, Y_add

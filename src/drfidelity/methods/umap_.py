@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
-from .base import check_number
+from drfidelity.validation import real
+
 from .neighbourhood import clamp_neighbours
 
 
+@contextmanager
+def _expected_warnings():
+    """Silence the one warning every seeded run gives ("n_jobs value 1 overridden to 1 by
+    setting random_state": single-threaded is what the benchmark wants), and nothing else."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="n_jobs value .* overridden",
+                                category=UserWarning)
+        yield
+
+
 def _umap(n: int, seed: int, n_neighbors: int, min_dist: float):
-    check_number("min_dist", min_dist, low_open=False)
+    real("min_dist", min_dist, low=0.0)
     import umap
 
     return umap.UMAP(n_components=2, n_neighbors=clamp_neighbours(n_neighbors, n),
@@ -21,11 +33,9 @@ def _umap(n: int, seed: int, n_neighbors: int, min_dist: float):
 def fit_umap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15,
              min_dist: float = 0.1) -> np.ndarray:
     """``umap.UMAP(...).fit_transform`` with umap-learn's defaults otherwise (euclidean,
-    spectral initialisation, exact k-NN below 4096 points). Its warnings (e.g. "n_jobs
-    overridden by random_state") are expected and silenced."""
+    spectral initialisation, exact k-NN below 4096 points)."""
     model = _umap(X.shape[0], seed, n_neighbors, min_dist)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with _expected_warnings():
         return model.fit_transform(X)
 
 
@@ -33,7 +43,6 @@ def extend_umap(X_fit: np.ndarray, X_add: np.ndarray, seed: int, context=None, *
                 n_neighbors: int = 15, min_dist: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
     """Fit on ``X_fit`` (``embedding_``), then ``transform`` all added rows in one call."""
     model = _umap(X_fit.shape[0], seed, n_neighbors, min_dist)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with _expected_warnings():
         model.fit(X_fit)
         return model.embedding_, model.transform(X_add)

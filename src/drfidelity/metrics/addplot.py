@@ -1,4 +1,4 @@
-"""Out-of-sample ("addplot") readouts for anchored anomalies (benchmark.md §3.13).
+"""Out-of-sample ("addplot") readouts for anchored anomalies.
 
 A basemap is fitted on normal points only; then added rows are placed into it: ``n_anom``
 anchored anomalies (each pushed off the bulk from a known source cluster, two per cluster)

@@ -1,4 +1,4 @@
-"""Pair bands defined on the high-D (reference) distances (benchmark.md §3.2-3.3).
+"""Pair bands defined on the high-D (reference) distances.
 
 Bands are global: one absolute radius per reference vector, the pairs with ``d_ref <= radius``.
 """

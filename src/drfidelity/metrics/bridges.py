@@ -7,8 +7,7 @@ the minimum-spanning-tree path between the two sets, found by adding the MST edg
 length to a union-find until some component holds points of both A and B (Kruskal).
 
 Per bridge "i-j": ``gap``; ``gap_nn`` = gap / median nearest-neighbour distance of all map
-points; ``gap_ratio`` = gap / ||mean(A) - mean(B)||; ``torn`` = gap_ratio > 1/3
-(benchmark.md §3.16).
+points; ``gap_ratio`` = gap / ||mean(A) - mean(B)||; ``torn`` = gap_ratio > 1/3.
 """
 
 from __future__ import annotations

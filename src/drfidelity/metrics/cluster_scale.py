@@ -1,4 +1,4 @@
-"""Tightest-cluster scale, "over-compression x" (benchmark.md §3.9).
+"""Tightest-cluster scale, "over-compression x".
 
 The tightest cluster is chosen once, in truth space: among labels >= 0 with at least 20 members
 (ascending label order, strict '<' so ties keep the lower label) the one with the smallest median

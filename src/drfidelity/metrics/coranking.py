@@ -28,7 +28,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from drfidelity.metrics.ranks import row_ranks
-from drfidelity.metrics.validation import check_input_space, check_points
+from drfidelity.validation import check_input_space, check_memory, check_points
 
 _BLOCK_ELEMENTS = 2_000_000  # rows per block = this // N: about 16 MB of distances per space
 
@@ -59,15 +59,35 @@ def _rank_blocks(X: np.ndarray, Y: np.ndarray, metric: str
 
 
 def coranking_matrix(X: np.ndarray, Y: np.ndarray, *, metric: str = "euclidean") -> np.ndarray:
-    """Co-ranking matrix Q ((N-1) x (N-1), int64); Q[k-1, l-1] counts pairs with rho = k, r = l.
+    """Co-ranking matrix of a map (Lee & Verleysen 2009).
 
-    ``X`` is the (N, D) data (distances by ``scipy.spatial.distance.cdist`` with ``metric``) or,
-    with ``metric="precomputed"``, its (N, N) distance matrix; ``Y`` is the (N, d) map
-    (Euclidean). Each block's rank pairs are flattened to one cell index and counted with
-    ``np.bincount``: O(N^2 log N) time, no Python loop over pairs.
+    Parameters
+    ----------
+    X : array_like, shape (N, D) or (N, N)
+        The data (distances by ``scipy.spatial.distance.cdist`` with ``metric``) or, with
+        ``metric="precomputed"``, its distance matrix.
+    Y : array_like, shape (N, d)
+        The map (Euclidean).
+    metric : str, default "euclidean"
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (N-1, N-1)
+        ``Q[k-1, l-1]`` = number of ordered pairs (i, j) with data rank k and map rank l.
+
+    Raises
+    ------
+    MemoryError
+        Before allocating, when Q would not fit in the memory available.
+
+    Notes
+    -----
+    Each block's rank pairs are flattened to one cell index and counted with ``np.bincount``:
+    O(N^2 log N) time, no Python loop over pairs.
     """
     X, Y = _validate_pair(X, Y, metric)
     m = Y.shape[0] - 1
+    check_memory(m + 1, 16, "the co-ranking matrix")  # (N-1)^2 int64 cells ~ 2 per pair
     Q = np.zeros(m * m, dtype=np.int64)
     for rows, rho, r in _rank_blocks(X, Y, metric):
         off_diagonal = rho > 0  # self has rank 0 in both spaces
@@ -98,9 +118,18 @@ def _block_counts(Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def q_nx(Q: np.ndarray) -> np.ndarray:
-    """Q_NX(K) for K = 1..N-1 (index K-1): share of K-nearest-neighbour relations kept.
+    """Q_NX(K): share of K-nearest-neighbour relations kept (Lee & Verleysen 2009).
 
-    Equals the mean recall@K of the K-NN sets when distances have no ties; Q_NX(N-1) = 1.
+    Parameters
+    ----------
+    Q : numpy.ndarray of int, shape (N-1, N-1)
+        A co-ranking matrix (:func:`coranking_matrix`).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (N-1,)
+        Q_NX(K) at index K-1, K = 1..N-1: (1/(K N)) times the sum of the K x K block. Equals the
+        mean recall@K when distances have no ties; Q_NX(N-1) = 1.
     """
     Q = _validate_coranking(Q)
     n = Q.shape[0] + 1
@@ -110,8 +139,20 @@ def q_nx(Q: np.ndarray) -> np.ndarray:
 
 
 def b_nx(Q: np.ndarray) -> np.ndarray:
-    """B_NX(K) for K = 1..N-1: (intrusions - extrusions) / (K N) inside the K x K block.
+    """B_NX(K) = (intrusions - extrusions) / (K N) inside the K x K block, K = 1..N-1.
 
+    Parameters
+    ----------
+    Q : numpy.ndarray of int, shape (N-1, N-1)
+        A co-ranking matrix (:func:`coranking_matrix`).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (N-1,)
+        B_NX(K) at index K-1.
+
+    Notes
+    -----
     Sign convention (Lee & Verleysen 2009): rows are data ranks, so a cell below the diagonal
     (l < k) is an *intrusion* — j ranks nearer to i in the map than in the data — and a cell
     above it an *extrusion*. B_NX(K) > 0: inside the K-neighbourhoods the map errs on the
@@ -125,10 +166,19 @@ def b_nx(Q: np.ndarray) -> np.ndarray:
 
 
 def r_nx(Q: np.ndarray) -> np.ndarray:
-    """R_NX(K) = ((N-1) Q_NX(K) - K) / (N-1-K) for K = 1..N-2: Q_NX rescaled against chance.
+    """R_NX(K) = ((N-1) Q_NX(K) - K) / (N-1-K): Q_NX rescaled against chance.
 
-    A random map keeps K/(N-1) of each neighbourhood in expectation, so R_NX ~ 0 there and 1
-    for a perfect map. K = N-1 is excluded (0/0).
+    Parameters
+    ----------
+    Q : numpy.ndarray of int, shape (N-1, N-1)
+        A co-ranking matrix (:func:`coranking_matrix`).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (N-2,)
+        R_NX(K) at index K-1, K = 1..N-2 (K = N-1 is 0/0). A random map keeps K/(N-1) of each
+        neighbourhood in expectation, so R_NX ~ 0 there and 1 for a perfect map
+        (Lee, Peluffo-Ordonez & Verleysen 2015).
     """
     q = q_nx(Q)[:-1]
     n = q.shape[0] + 2
@@ -137,9 +187,18 @@ def r_nx(Q: np.ndarray) -> np.ndarray:
 
 
 def auc_log_rnx(Q: np.ndarray) -> float:
-    """Area under R_NX(K) on a log-K axis: sum_K R_NX(K)/K / sum_K 1/K, K = 1..N-2.
+    """Area under R_NX(K) on a log-K axis (Lee, Peluffo-Ordonez & Verleysen 2015).
 
-    The 1/K weights make small neighbourhoods count most (Lee, Peluffo-Ordonez & Verleysen 2015).
+    Parameters
+    ----------
+    Q : numpy.ndarray of int, shape (N-1, N-1)
+        A co-ranking matrix (:func:`coranking_matrix`).
+
+    Returns
+    -------
+    float
+        sum_K R_NX(K)/K / sum_K 1/K over K = 1..N-2: the 1/K weights make small neighbourhoods
+        count most.
     """
     r = r_nx(Q)
     weights = 1.0 / np.arange(1, r.shape[0] + 1)
@@ -147,17 +206,37 @@ def auc_log_rnx(Q: np.ndarray) -> float:
 
 
 def lcmc(Q: np.ndarray) -> np.ndarray:
-    """Local continuity meta-criterion LCMC(K) = Q_NX(K) - K/(N-1), K = 1..N-1."""
+    """Local continuity meta-criterion (Chen & Buja 2009).
+
+    Parameters
+    ----------
+    Q : numpy.ndarray of int, shape (N-1, N-1)
+        A co-ranking matrix (:func:`coranking_matrix`).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (N-1,)
+        LCMC(K) = Q_NX(K) - K/(N-1) at index K-1, K = 1..N-1.
+    """
     q = q_nx(Q)
     n = q.shape[0] + 1
     return q - np.arange(1, n) / (n - 1)
 
 
 def local_global_quality(Q: np.ndarray) -> LocalGlobalQuality:
-    """(K_max, Q_local, Q_global) of Lee & Verleysen (2009).
+    """Local and global quality split at the LCMC maximum (Lee & Verleysen 2009).
 
-    K_max = argmax_K LCMC(K) over K = 1..N-2 (first if tied); Q_local = mean Q_NX(K) over
-    K = 1..K_max and Q_global = mean over K = K_max..N-1 (K_max belongs to both, as in the paper).
+    Parameters
+    ----------
+    Q : numpy.ndarray of int, shape (N-1, N-1)
+        A co-ranking matrix (:func:`coranking_matrix`).
+
+    Returns
+    -------
+    LocalGlobalQuality
+        ``(k_max, q_local, q_global)``: K_max = argmax_K LCMC(K) over K = 1..N-2 (first if
+        tied); Q_local = mean Q_NX(K) over K = 1..K_max and Q_global = mean over
+        K = K_max..N-1 (K_max belongs to both, as in the paper).
     """
     q = q_nx(Q)
     k_max = int(np.argmax(lcmc(Q)[:-1])) + 1
@@ -177,8 +256,26 @@ def _kappas(values, name: str, low: int, high: int) -> tuple[np.ndarray, bool]:
 
 
 def rank_error_quality_from_coranking(Q: np.ndarray, kappa_s, kappa_t):
-    """Q'_NX(kappa_s, kappa_t): share of region-of-interest pairs whose rank error is tolerated.
+    """Q'_NX(kappa_s, kappa_t): share of region-of-interest pairs whose rank error is tolerated
+    (Lueks, Mokbel, Biehl & Hammer 2011, with the normalisation below).
 
+    Parameters
+    ----------
+    Q : numpy.ndarray of int, shape (N-1, N-1)
+        A co-ranking matrix (:func:`coranking_matrix`; compute it once per map).
+    kappa_s : int or sequence of int
+        Region of interest, 1 <= kappa_s <= N-1.
+    kappa_t : int or sequence of int
+        Tolerated rank error, 0 <= kappa_t <= N-2.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar kappas; otherwise shape (len(kappa_t), len(kappa_s)), one row per
+        tolerance across kappa_s.
+
+    Notes
+    -----
     A pair is in the region when rho <= kappa_s or r <= kappa_s (w_s = 1) and tolerated when
     |rho - r| <= kappa_t (w_t = 1). Lueks et al. (2011) divide sum(w_s w_t) by kappa_s N, but
     the region holds kappa_s N pairs only when the map keeps every kappa_s-neighbourhood: each
@@ -191,8 +288,6 @@ def rank_error_quality_from_coranking(Q: np.ndarray, kappa_s, kappa_t):
     (k, l) only through a = min(k, l) (region: a <= kappa_s) and d = |k - l|, so Q is folded
     into an (a, d) table (one pass over the diagonals of Q) whose 2-D prefix sums answer every
     (kappa_s, kappa_t) in O(1), in exact integer arithmetic.
-    Scalars give a float; otherwise an array of shape (len(kappa_t), len(kappa_s)) — one row
-    per tolerance across kappa_s.
     """
     Q = _validate_coranking(Q)
     m = Q.shape[0]
@@ -211,17 +306,45 @@ def rank_error_quality_from_coranking(Q: np.ndarray, kappa_s, kappa_t):
 
 def rank_error_quality(X: np.ndarray, Y: np.ndarray, kappa_s, kappa_t, *,
                        metric: str = "euclidean"):
-    """Q'_NX(kappa_s, kappa_t) of map ``Y`` of ``X`` (Lueks et al. 2011); see
-    :func:`rank_error_quality_from_coranking`, which takes a co-ranking matrix computed once
-    when several maps or kappa grids are compared."""
+    """Q'_NX(kappa_s, kappa_t) of map ``Y`` of ``X`` (Lueks et al. 2011).
+
+    Parameters
+    ----------
+    X, Y, metric
+        As in :func:`coranking_matrix`.
+    kappa_s, kappa_t
+        As in :func:`rank_error_quality_from_coranking`, which takes a co-ranking matrix
+        computed once when several maps or kappa grids are compared.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        See :func:`rank_error_quality_from_coranking`.
+    """
     return rank_error_quality_from_coranking(coranking_matrix(X, Y, metric=metric), kappa_s,
                                              kappa_t)
 
 
 def pointwise_quality(X: np.ndarray, Y: np.ndarray, kappa_s: int, kappa_t: int, *,
                       metric: str = "euclidean") -> np.ndarray:
-    """Per-point Q'_i (N,): share of point i's region pairs, in both directions, within tolerance.
+    """Per-point Q'_i: share of point i's region pairs, in both directions, within tolerance.
 
+    Parameters
+    ----------
+    X, Y, metric
+        As in :func:`coranking_matrix`.
+    kappa_s : int
+        Region of interest, 1 <= kappa_s <= N-1.
+    kappa_t : int
+        Tolerated rank error, 0 <= kappa_t <= N-2.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (N,)
+        Q'_i per point, in [0, 1].
+
+    Notes
+    -----
     Q'_i = sum_j [w_s w_t (rho_ij, r_ij) + w_s w_t (rho_ji, r_ji)]
            / sum_j [w_s (rho_ij, r_ij) + w_s (rho_ji, r_ji)],
     with w_s, w_t as in :func:`rank_error_quality_from_coranking` (same region-size normalisation, so a map

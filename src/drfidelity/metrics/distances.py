@@ -1,7 +1,7 @@
 """Condensed pair distances and the index arithmetic that maps between pairs and matrix rows.
 
 Every pair metric works on the condensed vector of ``scipy.spatial.distance.pdist`` (pairs i < j,
-row-major upper triangle; benchmark.md §0.1). Square rows are gathered from that one vector
+row-major upper triangle). Square rows are gathered from that one vector
 instead of being recomputed, so every metric sees bit-identical distances and no N x N float
 matrix is ever held.
 """

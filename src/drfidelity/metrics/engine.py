@@ -3,8 +3,7 @@
 Everything on the high-D side (distance vectors, their sort orders, band radii, first-mode
 thresholds, per-point pools, the tightest cluster, outlier and population pair families) is
 computed once in the constructor, the neighbour lists once during the first score; scoring an
-embedding then costs one ``pdist`` of the 2-D points, one sort of it and chunked linear passes
-(benchmark.md §3.1-3.11, row layout §3.8).
+embedding then costs one ``pdist`` of the 2-D points, one sort of it and chunked linear passes.
 
 The input space X is an (N, D) feature matrix compared with any ``scipy.spatial.distance.pdist``
 metric (default Euclidean), or, with ``metric="precomputed"`` (the scikit-learn convention), a
@@ -19,6 +18,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.spatial.distance import pdist
 
+from drfidelity.validation import (check_embedding, check_indices, check_input_space, check_labels,
+                                   check_memory)
+
 from . import bands
 from .cluster_scale import TightCluster, cluster_scale, select_tightest
 from .distances import condensed_distances, distance_rows
@@ -28,9 +30,12 @@ from .populations import population_weights
 from .shepard import (RankedDistances, ShepardPair, inverse_permutation, per_point_levels,
                       per_point_sizes, per_point_weights)
 from .stress import band_stress, fidelity
-from .validation import (check_embedding, check_indices, check_input_space, check_labels)
 
 NEAR_MIN_PAIRS = 3
+# Peak memory per pair of points (benchmarks/README.md, N = 20 000: ~18 bytes per reference
+# space held by a Reference, ~14 more while a map is scored), rounded up.
+BYTES_PER_PAIR_SPACE = 20
+BYTES_PER_PAIR_SCORE = 16
 
 
 def _rows_of(d: np.ndarray, n: int):
@@ -78,7 +83,7 @@ class _BandReference:
         return ShepardPair(self.ranked, self.inverse, low)
 
     def scores(self, shepard: ShepardPair) -> tuple[dict, dict]:
-        """(band block, per-point block) of §3.4-3.6 for one embedding."""
+        """(band block, per-point block) for one embedding."""
         d, d_2d, tag = self.ranked.values, shepard.low.values, self.tag
         rho, band_stress_cols = {}, {}
         for p in bands.PERCENTILES:
@@ -105,29 +110,68 @@ class _BandReference:
 class Reference:
     """The high-D side of every metric, computed once and reused for each embedding.
 
-    Parameters follow :func:`score`. ``truth`` (clean coordinates, same metric as X) adds the
-    ``__vs_truth`` block; ``labels`` the tightest-cluster block (chosen in truth space, or in X
-    when no truth is given); ``outlier_idx`` (and ``outlier_dir``) the outlier block;
-    ``population`` (0 majority / 1 minority) the population block.
+    Parameters
+    ----------
+    X : array_like, shape (N, D) or (N, N)
+        The data (N >= 4, finite); with ``metric="precomputed"`` a square distance matrix,
+        symmetric with a zero diagonal up to rounding.
+    truth : array_like, shape (N, D), optional
+        Noise-free coordinates (same metric as X): adds the ``__vs_truth`` block.
+    labels : array_like of int, shape (N,), optional
+        Cluster labels (negative = unlabelled): adds the tightest-cluster block, the cluster
+        chosen in truth space (in X when no truth is given).
+    outlier_idx : array_like of int, optional
+        Indices of outlier points: adds the outlier block.
+    outlier_dir : array_like of int, optional
+        Outlier direction (group) per entry of ``outlier_idx``.
+    population : array_like of {0, 1}, shape (N,), optional
+        0 majority / 1 minority: adds the population block.
+    metric : str, default "euclidean"
+        A scipy ``pdist`` metric name for X (and truth), or ``"precomputed"``.
+    per_point : bool, default True
+        Also compute the per-point band Shepard columns (``pp_shepard_*``).
+
+    Raises
+    ------
+    ValueError
+        Input of the wrong shape, non-finite values, inconsistent N, bad labels or indices.
+    MemoryError
+        Before anything is allocated, when the estimated peak memory (about 20 bytes per pair
+        and reference space, 16 more while scoring) exceeds the memory available.
+
+    Notes
+    -----
+    Distances are exact on all N(N - 1)/2 pairs. Definitions of every column:
+    ``docs/metrics.md``. Band Shepard rho is Spearman's rho over the pairs inside a
+    data-distance percentile (Shepard 1962); stress is Kruskal's (1964) with the least-squares
+    scale; trustworthiness and continuity follow Venna & Kaski (2001).
     """
 
     def __init__(self, X, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None,
                  population=None, metric: str = "euclidean", per_point: bool = True):
         X = check_input_space("X", X, metric)
         n = self.n = X.shape[0]
+        if truth is not None:
+            truth = check_input_space("truth", truth, metric, n=n)
+        shared_truth = truth is not None and np.array_equal(truth, X)
+        spaces = 1 if truth is None or shared_truth else 2
+        check_memory(n, spaces * BYTES_PER_PAIR_SPACE + BYTES_PER_PAIR_SCORE, "scoring")
         d_amb = condensed_distances(X, metric)
         self._ambient = _BandReference.build("vs_ambient", d_amb, n, per_point)
         self._truth = None
         d_truth = d_amb
-        if truth is not None:
-            truth = check_input_space("truth", truth, metric, n=n)
-            if np.array_equal(truth, X):  # noise-free data: share the ambient work
-                self._truth = replace(self._ambient, tag="vs_truth")
-            else:
-                d_truth = condensed_distances(truth, metric)
-                self._truth = _BandReference.build("vs_truth", d_truth, n, per_point)
+        if shared_truth:  # noise-free data: share the ambient work
+            self._truth = replace(self._ambient, tag="vs_truth")
+        elif truth is not None:
+            d_truth = condensed_distances(truth, metric)
+            self._truth = _BandReference.build("vs_truth", d_truth, n, per_point)
         self._kmax = min(max(K_VALUES), n - 1)
-        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax)
+        constant = not np.any(d_amb > 0)
+        if constant:
+            warnings.warn("every point of X is at the same place (all distances are 0): "
+                          "Spearman rho, stress, trustworthiness, continuity and recall are "
+                          "undefined (NaN)", RuntimeWarning, stacklevel=2)
+        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax, constant=constant)
 
         self._tight: TightCluster | None = None
         if labels is not None:
@@ -160,13 +204,27 @@ class Reference:
                                 for key, w in population_weights(population).items()}
 
     def score(self, Y) -> dict[str, float]:
-        """Every metric column for embedding Y, in the §3.8 row order."""
+        """Every metric column for the map Y.
+
+        Parameters
+        ----------
+        Y : array_like, shape (N, 2)
+            The embedding (Euclidean), finite, one row per point of X.
+
+        Returns
+        -------
+        dict of str to float
+            Column -> value, in the column order of the result tables. NaN where a metric is
+            undefined (e.g. every column of a constant map, with a RuntimeWarning).
+        """
         Y = check_embedding(Y, self.n)
         n = self.n
         d_2d = pdist(Y)
-        if not np.any(d_2d > 0):
+        constant = not np.any(d_2d > 0)
+        if constant:
             warnings.warn("the embedding puts every point at the same place (all 2-D distances "
-                          "are 0): Spearman rho is undefined (NaN) and stress is NaN",
+                          "are 0): Spearman rho, stress, trustworthiness, continuity and recall "
+                          "are undefined (NaN)",
                           RuntimeWarning, stacklevel=2)
         low = RankedDistances(d_2d)
         ambient = self._ambient.pair(low)
@@ -194,14 +252,28 @@ class Reference:
             row.update(outlier_metrics(self._outliers, self._outlier_high, low_outliers, ambient))
         if self._population is not None:
             row.update({key: ambient.rho(w) for key, w in self._population.items()})
-        low_neighbours = Neighbourhoods(rows_2d, n, self._kmax)
+        low_neighbours = Neighbourhoods(rows_2d, n, self._kmax, constant=constant)
         row.update(neighbour_scores(self._neighbours, low_neighbours))
         return row
 
 
 def score(X, Y, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None, population=None,
           metric: str = "euclidean", per_point: bool = True) -> dict[str, float]:
-    """All metric columns of one embedding Y of X (see :class:`Reference` for the arguments)."""
+    """All metric columns of one embedding Y of X.
+
+    Parameters
+    ----------
+    X, truth, labels, outlier_idx, outlier_dir, population, metric, per_point
+        As for :class:`Reference`.
+    Y : array_like, shape (N, 2)
+        The embedding.
+
+    Returns
+    -------
+    dict of str to float
+        Column -> value (see :meth:`Reference.score`). To score several maps of one dataset,
+        build one :class:`Reference` and call its ``score`` per map.
+    """
     reference = Reference(X, truth=truth, labels=labels, outlier_idx=outlier_idx,
                           outlier_dir=outlier_dir, population=population, metric=metric,
                           per_point=per_point)

@@ -3,8 +3,8 @@
 These are usefulness checks, not faithfulness measures: a map can separate classes well while
 distorting distances badly (and vice versa).
 
-* :func:`knn_label_accuracy` — leave-one-out k-NN majority vote (benchmark.md §3.14,
-  ``knn_acc_k10``);
+* :func:`knn_label_accuracy` — leave-one-out k-NN majority vote
+  (``knn_acc_k10``);
 * :func:`silhouette_2d` — mean silhouette of the labels in the map (Rousseeuw 1987);
 * :func:`knn_classification_accuracy` — cross-validated k-NN classifier accuracy (quality.md).
 """

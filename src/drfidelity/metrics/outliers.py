@@ -1,4 +1,4 @@
-"""Outlier metrics (benchmark.md §3.10; vs the ambient space only).
+"""Outlier metrics (vs the ambient space only).
 
 O = outlier indices (ascending), B = the rest (bulk).
 * outlier rho: Spearman over the pairs with at least one endpoint in O.

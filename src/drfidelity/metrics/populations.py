@@ -1,4 +1,4 @@
-"""Population Shepard rho for an imbalanced two-population dataset (benchmark.md §3.11).
+"""Population Shepard rho for an imbalanced two-population dataset.
 
 population[i] is 0 (majority A) or 1 (minority B). Pairs are split by their endpoints: both A,
 both B, or one of each (cross); "minority" = every pair touching B (both B or cross).

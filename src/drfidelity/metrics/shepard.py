@@ -1,8 +1,8 @@
 """Shepard rho: Spearman correlation of high-D and 2-D distances over a (weighted) set of pairs.
 
 Spearman rho = Pearson correlation of average ranks (ties share the mean of their ranks), as in
-``scipy.stats.spearmanr``. Every Shepard variant of benchmark.md §3.4, §3.6, §3.10 and §3.11 is
-one call of :meth:`ShepardPair.rho` with integer pair weights over the pairs:
+``scipy.stats.spearmanr``. Every Shepard variant (bands, per-point pools, outlier and population
+pair families) is one call of :meth:`ShepardPair.rho` with integer pair weights over the pairs:
 0/1 for a band or a pair family, 0/1/2 for the per-point pools (a mutual pair sits in the pool
 twice). Each distance vector is sorted once (:class:`RankedDistances`); ranks inside any pair
 subset then follow in linear time from a running count of the subset along that sorted order,

@@ -1,4 +1,4 @@
-"""Run-to-run stability of a stochastic method's map (benchmark.md §3.15).
+"""Run-to-run stability of a stochastic method's map.
 
 Maps are only defined up to translation, scale, rotation and reflection, so runs are compared
 after orthogonal Procrustes superimposition (``scipy.spatial.procrustes``: both configurations

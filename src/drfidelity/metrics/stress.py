@@ -1,4 +1,4 @@
-"""Band stress and stress fidelity (benchmark.md §3.5).
+"""Band stress and stress fidelity.
 
 With high-D distances a and 2-D distances b on the same pairs, the 2-D map is first rescaled by
 the least-squares factor alpha = <a, b>/<b, b>; stress = sqrt(sum (a - alpha b)^2 / sum a^2) lies

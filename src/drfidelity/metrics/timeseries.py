@@ -1,4 +1,4 @@
-"""Time-series probe readouts (random-walk data, benchmark.md §3.12).
+"""Time-series probe readouts (random-walk data).
 
 Several independent random walks are embedded together. Pair subsets of the condensed
 (``pdist``-order) distance vectors separate what a map does to one trajectory from what it does

@@ -1,5 +1,5 @@
 """Stage ``aggregate``: per-dataset run tables -> ``results/metrics_per_run.csv`` and
-``results/metrics_aggregated.csv`` (benchmark.md §4.3).
+``results/metrics_aggregated.csv``.
 
 The inputs are the explicit list derived from ``params.datasets``: a table left behind by a
 dataset that was removed from params is never counted, and a missing one is an error.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -19,10 +20,17 @@ from pathlib import Path
 
 import numpy as np
 
-from drfidelity.methods import METHODS, EmbedContext, SkipMethod, embed
+from drfidelity import runtime
+from drfidelity.methods import METHODS, EmbedContext, SkipMethod, run_method
 from drfidelity.pipeline.files import dumps_json, write_array_dir
 from drfidelity.pipeline.generate import data_dir, load_meta
 from drfidelity.pipeline.params import Params
+
+
+class JobsFailed(ValueError):
+    """Some method x seed jobs raised; the message names dataset, method, seed and the error of
+    each, on one line (a rejected cache or a bad input is the usual cause, so the CLI reports it
+    as bad input)."""
 
 
 @dataclass(frozen=True)
@@ -46,19 +54,23 @@ _worker_X: np.ndarray | None = None
 _worker_context: EmbedContext | None = None
 
 
-def _init_worker(x_path: str, context: EmbedContext) -> None:
+def _init_worker(x_path: str, context: EmbedContext, parent: int | None = None) -> None:
     global _worker_X, _worker_context
+    if parent is not None:
+        runtime.die_with_parent(parent)
     _worker_X = np.load(x_path, allow_pickle=False)
     _worker_context = context
 
 
-def _run_job(job: Job) -> tuple[Job, np.ndarray | None, str | None, float]:
+def _run_job(job: Job) -> tuple[Job, np.ndarray | None, Path | None, str | None, float]:
+    """(job, map, injected file, skip reason, seconds)."""
     start = time.perf_counter()
     try:
-        Y = embed(METHODS[job.method], _worker_X, job.seed, _worker_context, **job.settings)
-        return job, Y, None, time.perf_counter() - start
+        Y, injected = run_method(METHODS[job.method], _worker_X, job.seed, _worker_context,
+                                 **job.settings)
+        return job, Y, injected, None, time.perf_counter() - start
     except SkipMethod as skip:
-        return job, None, str(skip), time.perf_counter() - start
+        return job, None, None, str(skip), time.perf_counter() - start
 
 
 class Progress:
@@ -85,7 +97,8 @@ def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
         try:
             collect(*result())
         except Exception as exc:  # noqa: BLE001 - reported with method and seed
-            failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {exc}")
+            message = " ".join(str(exc).split())
+            failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {message}")
 
     if workers <= 1:
         _init_worker(x_path, context)
@@ -93,41 +106,62 @@ def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
             outcome(job, lambda job=job: _run_job(job))
         return failures
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker, initargs=(x_path, context)) as pool:
+                             initializer=_init_worker,
+                             initargs=(x_path, context, os.getpid())) as pool:
         futures = {pool.submit(_run_job, job): job for job in todo}
         for future in as_completed(futures):
             outcome(futures[future], future.result)
     return failures
 
 
+def used_settings(params: Params, name: str, n: int) -> dict:
+    """The hyper-parameters method ``name`` runs with on n points: params over defaults, with
+    the values a wrapper clamps for small inputs (t-SNE perplexity, k-NN sizes) as used."""
+    method = METHODS[name]
+    return method.used(method.settings(params.method_params.get(name, {})), n)
+
+
 def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> None:
-    fingerprint = load_meta(params, dataset, root)["fingerprint"]
+    meta = load_meta(params, dataset, root)
+    fingerprint, n = meta["fingerprint"], meta["shape"][0]
+    for name in params.methods:
+        asked = METHODS[name].settings(params.method_params.get(name, {}))
+        for key, value in used_settings(params, name, n).items():
+            if value != asked[key]:
+                print(f"[embed {dataset}] {name}: {key} = {asked[key]!r} is clamped to "
+                      f"{value!r} for N = {n} (recorded in status.json)", flush=True)
     context = EmbedContext(root=root, dataset=dataset, tag=params.tag)
     todo = plan(params)
     progress = Progress(f"embed {dataset}", len(todo))
-    results, skipped = {}, {}
+    results, skipped, injected = {}, {}, {}
 
-    def collect(job: Job, Y, skip_reason: str | None, seconds: float) -> None:
+    def collect(job: Job, Y, injected_file: Path | None, skip_reason: str | None,
+                seconds: float) -> None:
         if skip_reason is not None:
             skipped[job.method] = skip_reason
             progress.step(f"{job.method} seed{job.seed} skipped: {skip_reason}")
-        else:
-            results[(job.method, job.seed)] = Y
+            return
+        results[(job.method, job.seed)] = Y
+        if injected_file is None:
             progress.step(f"{job.method} seed{job.seed} {seconds:.1f}s")
+        else:
+            where = Path(injected_file).relative_to(root).as_posix()
+            injected.setdefault(job.method, {})[str(job.seed)] = where
+            progress.step(f"{job.method} seed{job.seed} injected from {where}")
 
     x_path = str(data_dir(root, dataset) / "X.npy")
     failures = _execute(todo, min(jobs or params.jobs, len(todo)), x_path, context, collect)
     if failures:
-        raise RuntimeError(f"embed {dataset}: {len(failures)} job(s) failed:\n  "
-                           + "\n  ".join(failures))
+        raise JobsFailed(f"embed {dataset}: {len(failures)} job(s) failed: "
+                         + "; ".join(failures))
     status = {}
     for name in params.methods:
         if name in skipped:
             status[name] = {"status": "skipped", "reason": skipped[name]}
         else:
             status[name] = {"status": "ok", "seeds": METHODS[name].seeds(params.seeds),
-                            "settings": {**METHODS[name].defaults,
-                                         **params.method_params.get(name, {})}}
+                            "settings": used_settings(params, name, n),
+                            "injected": injected.get(name, {})}
     arrays = {f"{m}/seed{s}": Y for (m, s), Y in sorted(results.items())}
     record = {"data_fingerprint": fingerprint, "methods": status}
     write_array_dir(embeddings_dir(root, dataset), arrays, {"status.json": dumps_json(record)})

@@ -8,7 +8,6 @@ leaves a half-written output behind.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -19,10 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-
-def fingerprint(array: np.ndarray) -> str:
-    """sha256 of the raw C-order bytes: identifies the exact input an embedding belongs to."""
-    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+from drfidelity.storage import atomic_write
 
 
 def dumps_json(obj: Any) -> str:
@@ -30,11 +26,8 @@ def dumps_json(obj: Any) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", newline="\n") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    """``text`` as UTF-8 with the newlines as given, written atomically."""
+    atomic_write(path, text.encode("utf-8"))
 
 
 def write_csv(path: Path, frame: pd.DataFrame) -> None:

@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from drfidelity.datasets import generate
-from drfidelity.pipeline.files import dumps_json, fingerprint, write_array_dir
+from drfidelity.pipeline.files import dumps_json, write_array_dir
 from drfidelity.pipeline.params import Params, snr_label
+from drfidelity.storage import fingerprint
 
 
 def data_dir(root: Path, dataset: str) -> Path:

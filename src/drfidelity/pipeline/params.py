@@ -1,7 +1,12 @@
-"""``params.yaml``: load it once, check every value, and say which key is wrong and why.
+"""``params.yaml``: load it once, check every key and value, and say which key is wrong and why.
 
-Every stage validates the whole file before it touches anything, so a bad value stops the
-pipeline at its first stage with one clear message and no output changed.
+This module loads no numeric library when imported (the CLI imports it before
+:func:`drfidelity.runtime.configure`); the checks it shares with the rest of the package come
+from :mod:`drfidelity.validation` when params are parsed. Every stage validates the whole file
+before it touches anything, so a bad value, or a key that
+is not one (``data.snrr``, a stray top-level ``seed``; the closest known key is suggested), stops
+the pipeline at its first stage with one clear message and no output changed. Every method
+hyper-parameter is checked here too, so a bad one never waits for the other jobs to run.
 """
 
 from __future__ import annotations
@@ -11,11 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 
 class ParamsError(ValueError):
-    """A value in params.yaml is missing, of the wrong type, or out of range."""
+    """A key in params.yaml is unknown or missing, or its value of the wrong type or range."""
+
+
+TOP_KEYS = ("data", "datasets", "dataset_params", "methods", "method_params", "seeds", "jobs",
+            "bootstrap")
+DATA_KEYS = ("n", "d", "seed", "snr")
+BOOTSTRAP_KEYS = ("n_boot", "alpha", "seed")
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,7 @@ class Params:
 
     @property
     def tag(self) -> str:
-        """Cache tag of the main benchmark input, e.g. ``n1000_d768_snr1`` (benchmark.md §2.4)."""
+        """Cache tag of the main benchmark input, e.g. ``n1000_d768_snr1``."""
         return f"n{self.n}_d{self.d}_snr{snr_label(self.snr)}"
 
 
@@ -51,6 +60,8 @@ def snr_label(snr: float) -> str:
 
 def load_params(path: str | Path = "params.yaml") -> Params:
     """Read and validate ``path``; raise :class:`ParamsError` naming the offending key."""
+    import yaml  # imported here: `drfidelity score` (no pyyaml needed) loads this module too
+
     path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text())
@@ -68,16 +79,22 @@ def parse_params(raw: dict[str, Any]) -> Params:
     from drfidelity.datasets.registry import knobs
     from drfidelity.methods import METHODS
 
+    _known_keys("", raw, TOP_KEYS)
     data = _mapping(raw, "data")
+    _known_keys("data", data, DATA_KEYS)
     datasets = _names(raw, "datasets", DATASETS)
     methods = _names(raw, "methods", METHODS)
     dataset_params = _per_name(raw, "dataset_params", DATASETS)
     method_params = _per_name(raw, "method_params", METHODS)
     for name, settings in dataset_params.items():
         _known_keys(f"dataset_params.{name}", settings, knobs(name))
-    for name, settings in method_params.items():
-        _known_keys(f"method_params.{name}", settings, METHODS[name].defaults)
+    for name in dict.fromkeys([*methods, *method_params]):
+        try:
+            METHODS[name].settings(method_params.get(name, {}), where=f"method_params.{name}")
+        except ValueError as exc:
+            raise ParamsError(str(exc)) from None
     boot = _mapping(raw, "bootstrap")
+    _known_keys("bootstrap", boot, BOOTSTRAP_KEYS)
     alpha = _number(boot, "alpha", "bootstrap.alpha")
     if not 0 < alpha < 1:
         raise ParamsError(f"bootstrap.alpha must lie in (0, 1), got {alpha}")
@@ -101,10 +118,12 @@ def parse_params(raw: dict[str, Any]) -> Params:
 
 
 def _known_keys(where: str, settings: dict, known) -> None:
-    unknown = sorted(set(settings) - set(known))
-    if unknown:
-        raise ParamsError(f"{where}: unknown parameter(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(sorted(known)) or 'none'})")
+    from drfidelity.validation import known_keys  # numpy: only once params are parsed
+
+    try:
+        known_keys(where, settings, known)
+    except ValueError as exc:
+        raise ParamsError(str(exc)) from None
 
 
 def _mapping(raw: dict, key: str) -> dict:
@@ -121,12 +140,14 @@ def _required(raw: dict, key: str, where: str) -> Any:
 
 
 def _integer(raw: dict, key: str, where: str, *, minimum: int) -> int:
-    value = _required(raw, key, where)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ParamsError(f"{where} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ParamsError(f"{where} must be >= {minimum}, got {value}")
-    return value
+    from drfidelity.validation import integer
+
+    try:
+        return integer(where, _required(raw, key, where), minimum)
+    except ParamsError:
+        raise
+    except ValueError as exc:
+        raise ParamsError(str(exc)) from None
 
 
 def _number(raw: dict, key: str, where: str) -> float:
@@ -149,26 +170,31 @@ def _snr(data: dict) -> float:
 
 
 def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
+    from drfidelity.validation import close_match
+
     value = _required(raw, key, key)
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise ParamsError(f"{key} must be a non-empty list of names, got {value!r}")
     unknown = [v for v in value if v not in known]
     if unknown:
-        raise ParamsError(f"{key}: unknown name(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(known)})")
+        names = ", ".join(f"{v}{close_match(v, known)}" for v in unknown)
+        raise ParamsError(f"{key}: unknown name(s) {names} (known: {', '.join(known)})")
     if len(set(value)) != len(value):
         raise ParamsError(f"{key} lists a name twice: {value}")
     return tuple(value)
 
 
 def _per_name(raw: dict, key: str, known: dict) -> dict[str, dict[str, Any]]:
+    from drfidelity.validation import close_match
+
     value = raw.get(key) or {}
     if not isinstance(value, dict):
         raise ParamsError(f"{key} must be a mapping of name -> settings, got {value!r}")
     result = {}
     for name, settings in value.items():
         if name not in known:
-            raise ParamsError(f"{key}.{name}: unknown name (known: {', '.join(known)})")
+            raise ParamsError(f"{key}.{name}: unknown name{close_match(name, known)} "
+                              f"(known: {', '.join(known)})")
         settings = settings or {}
         if not isinstance(settings, dict):
             raise ParamsError(f"{key}.{name} must be a mapping, got {settings!r}")

@@ -3,7 +3,9 @@
 The high-dimensional side of every metric (distances, sorted orders, bands, neighbour sets)
 depends only on the dataset, so one :class:`~drfidelity.metrics.Reference` is built per
 dataset and reused for all methods and seeds. Methods that were skipped in ``embed`` are
-listed with their reason in ``results/per_run/{dataset}.skipped.csv``.
+listed with their reason in ``results/per_run/{dataset}.skipped.csv``. The last column,
+``injected``, is True for maps read from ``external_embeddings/`` (toorPIA's maps, or
+coordinates a user injected) rather than computed by this run.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ GROUND_TRUTH = {"truth": "X_truth", "labels": "labels", "outlier_idx": "outlier_
 
 
 def probe_readouts(dataset: str, arrays: dict, Y) -> dict[str, float]:
-    """Columns of the two probes (benchmark.md §3.12, §3.14), beside the common set: the
+    """Columns of the two probes, beside the common set: the
     trajectory readouts where series and time are known, label separation on noise_dims."""
     if "series" in arrays and "t" in arrays:
         return random_walk_readouts(arrays["X"], Y, arrays["series"], arrays["t"])
@@ -61,7 +63,9 @@ def run(params: Params, dataset: str, root: Path) -> None:
         for seed, Y in embeddings[name].items():
             ids = {"dataset": dataset, "snr": params.snr, "method": name, "seed": seed,
                    "stochastic": METHODS[name].stochastic, "n": n, "d": d}
-            rows.append({**ids, **reference.score(Y), **probe_readouts(dataset, arrays, Y)})
+            injected = str(seed) in status[name].get("injected", {})
+            rows.append({**ids, **reference.score(Y), **probe_readouts(dataset, arrays, Y),
+                         "injected": injected})
     write_csv(per_run_path(root, dataset), pd.DataFrame(rows))
     write_csv(skipped_path(root, dataset),
               pd.DataFrame(skipped, columns=["dataset", "method", "reason"]))
