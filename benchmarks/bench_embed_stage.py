@@ -36,7 +36,7 @@ def main() -> None:
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml")
     args = parser.parse_args()
     runtime.configure("exact")
-    from drfidelity.pipeline import embed, generate
+    from drfidelity.pipeline import embed, generate, layout
     from drfidelity.pipeline.params import load_params
 
     params = load_params(args.params)
@@ -51,7 +51,7 @@ def main() -> None:
             start = time.perf_counter()
             embed.run(params, args.dataset, root, jobs=jobs)
             seconds = time.perf_counter() - start
-            digests[jobs] = digest(embed.embeddings_dir(root, args.dataset))
+            digests[jobs] = digest(layout.embeddings_dir(root, args.dataset))
             print(f"embed {args.dataset}: {len(embed.plan(params))} jobs, --jobs {jobs}: "
                   f"{seconds:.1f} s wall")
         same = len(set(digests.values())) == 1

@@ -21,15 +21,19 @@ SHARED = Path(os.environ.get("DRFIDELITY_SHARED", REPO.parent / "shared"))
 REFERENCE = SHARED / "reference-v1.3.0"
 
 
+def missing_shared(reason: str) -> None:
+    """Skip, saying why, or fail when the environment variable CI is set: CI has ../shared and
+    must not pass by skipping."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason}; CI is set, so this is a failure, not a skip", pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def reference_dir() -> Path:
-    """``../shared/reference-v1.3.0``. When it is absent, tests that need it skip, saying why,
-    and fail instead when the environment variable CI is set (CI must not pass by skipping)."""
+    """``../shared/reference-v1.3.0`` (see :func:`missing_shared` when it is absent)."""
     if not REFERENCE.is_dir():
-        reason = f"reference data not found at {REFERENCE} (set DRFIDELITY_SHARED)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI is set, so this is a failure, not a skip", pytrace=False)
-        pytest.skip(reason)
+        missing_shared(f"reference data not found at {REFERENCE} (set DRFIDELITY_SHARED)")
     return REFERENCE
 
 
@@ -46,7 +50,7 @@ def shared_imports(reference_dir: Path) -> Path:
     shared = reference_dir.parent
     for needed in ("dvc-remote", "upstream-v1.3.0-imports", "toorpia-v1.3.0"):
         if not (shared / needed).is_dir():
-            pytest.skip(f"{shared / needed} not found: cannot restore the imports")
+            missing_shared(f"{shared / needed} not found: cannot restore the imports")
     return shared
 
 

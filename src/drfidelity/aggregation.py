@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-ID_COLUMNS = ("dataset", "snr", "method", "seed", "stochastic", "n", "d")
+#: columns that say which run a row is (``injected``: the map was read from external_embeddings/,
+#: not computed), not what it scored
+ID_COLUMNS = ("dataset", "snr", "method", "seed", "stochastic", "n", "d", "injected")
 GROUP_COLUMNS = ["dataset", "snr", "method"]
 AGGREGATED_COLUMNS = ["dataset", "snr", "method", "metric", "stochastic", "n_runs", "median",
                       "mean", "std", "ci_lo", "ci_hi"]
@@ -33,6 +35,13 @@ def bootstrap_median_ci(values, *, n_boot: int = 2000, alpha: float = 0.05,
     return (float(lo), float(hi))
 
 
+def finite_std(values) -> float:
+    """Population standard deviation (ddof 0) of the finite values; NaN when there are none."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[~np.isnan(v)]
+    return float(np.std(v)) if v.size else float("nan")
+
+
 def aggregate_runs(per_run: pd.DataFrame, *, n_boot: int = 2000, alpha: float = 0.05,
                    seed: int = 12345) -> pd.DataFrame:
     """One row per (dataset, snr, method, metric) with median, mean, population std, CI and
@@ -52,6 +61,6 @@ def aggregate_runs(per_run: pd.DataFrame, *, n_boot: int = 2000, alpha: float = 
                 continue
             lo, hi = bootstrap_median_ci(finite, n_boot=n_boot, alpha=alpha, seed=seed)
             rows.append((dataset, snr, method, metric, stochastic, finite.size,
-                         float(np.median(finite)), float(np.mean(finite)), float(np.std(finite)),
+                         float(np.median(finite)), float(np.mean(finite)), finite_std(finite),
                          lo, hi))
     return pd.DataFrame(rows, columns=AGGREGATED_COLUMNS)

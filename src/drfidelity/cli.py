@@ -80,6 +80,15 @@ def build_parser() -> argparse.ArgumentParser:
                             "default: this machine's fast kernels (differences ~1e-14)")
 
     sub.add_parser("env", help="print versions and numeric settings of this environment")
+
+    worker = sub.add_parser(
+        "worker", help="start Dask workers for the embed jobs (DRFIDELITY_SCHEDULER)",
+        description="Start Dask worker processes that run drfidelity's embed jobs exactly as "
+                    "this machine would: exact numerics, one thread per process. Point "
+                    "DRFIDELITY_SCHEDULER at the same scheduler for `dvc repro`.")
+    worker.add_argument("scheduler", metavar="tcp://HOST:PORT", help="the Dask scheduler")
+    worker.add_argument("--nworkers", type=int, default=1,
+                        help="worker processes to start (default: 1)")
     return parser
 
 
@@ -101,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         return run(args.data, args.embedding, args.json, debug=args.debug)
 
     runtime.configure("exact")
+    if args.command == "worker":
+        # the worker processes inherit the exact-numerics environment set just above; they
+        # are not daemons, so that each can spawn the process its jobs run in
+        os.environ["DASK_DISTRIBUTED__WORKER__DAEMON"] = "False"
+        os.execv(sys.executable, [sys.executable, "-m", "distributed.cli.dask_worker",
+                                  args.scheduler, "--nthreads", "1",
+                                  "--nworkers", str(args.nworkers), "--no-dashboard"])
     if args.command == "env":
         for key, value in runtime.describe().items():
             print(f"{key}: {value}")

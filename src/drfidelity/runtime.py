@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -54,7 +55,7 @@ def configure(mode: str = "exact") -> None:
     """
     if mode not in MODES:
         raise ValueError(f"numeric mode must be one of {MODES}, got {mode!r}")
-    if mode == "exact" and "numpy" in sys.modules and not _exact_in_effect():
+    if mode == "exact" and "numpy" in sys.modules and not exact_in_effect():
         raise RuntimeError(
             "drfidelity.runtime.configure('exact') must run before numpy is imported "
             "(OPENBLAS_CORETYPE / NPY_DISABLE_CPU_FEATURES are read at import time)"
@@ -71,13 +72,22 @@ def configure(mode: str = "exact") -> None:
     os.environ["DRFIDELITY_NUMERICS"] = mode
 
 
-def _exact_in_effect() -> bool:
+def exact_in_effect() -> bool:
+    """Whether this process runs with the exact-numerics settings (set before numpy loaded)."""
     return all(os.environ.get(k) == v for k, v in EXACT_VARIABLES.items())
+
+
+def require_exact(what: str) -> None:
+    """RuntimeError naming ``what`` and this host unless exact numerics are in effect: a map
+    made without them differs in its last bits from the benchmark's."""
+    if not exact_in_effect():
+        raise RuntimeError(f"{what}: the process on {socket.gethostname()} does not run exact "
+                           "numerics (start cluster workers with `drfidelity worker`)")
 
 
 def current_mode() -> str:
     """The mode this process runs in ('exact' only if its kernel variables are in effect)."""
-    return "exact" if _exact_in_effect() else "fast"
+    return "exact" if exact_in_effect() else "fast"
 
 
 def describe() -> dict[str, str]:

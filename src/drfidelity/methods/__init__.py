@@ -63,7 +63,7 @@ METHODS: dict[str, Method] = {
                defaults=TOORPIA_SETTINGS,
                checks={"mode": _choice(*TOORPIA_MODES), "deadline_s": POSITIVE,
                        "max_attempts": _int(1), "backoff_s": NON_NEGATIVE,
-                       "wait_budget_s": POSITIVE}),
+                       "wait_budget_s": POSITIVE}, local_only=True),
     )
 }
 

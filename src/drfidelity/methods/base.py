@@ -62,6 +62,9 @@ class Method:
     checks: Mapping[str, Callable[[str, Any], Any]] = field(default_factory=dict)
     #: per hyper-parameter, ``clamp(value, n)``: the value the wrapper uses on n points
     clamps: Mapping[str, Callable[[Any, int], Any]] = field(default_factory=dict)
+    #: its maps come from files of the checkout (a cache, an API key), so its jobs never run
+    #: on another machine (a Dask cluster)
+    local_only: bool = False
 
     def __post_init__(self):
         if (self.extend is None) == (not self.not_operable):
@@ -104,6 +107,11 @@ def embed(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None
     return run_method(method, X, seed, context, **params)[0]
 
 
+def injection_key(method: Method, settings: Mapping[str, Any]) -> tuple[str, str]:
+    """(method folder, mode) under which coordinates injected for ``method`` are looked up."""
+    return method.name.lower(), settings.get("mode", "embedding")
+
+
 def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,
                **params: Any) -> tuple[np.ndarray, Path | None]:
     """The method's map of ``X``, or the coordinates injected for it.
@@ -139,7 +147,7 @@ def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext |
     settings = method.settings(params)
     X = check_matrix("X", X, min_rows=2)
     if context is not None:
-        directory, mode = method.name.lower(), settings.get("mode", "embedding")
+        directory, mode = injection_key(method, settings)
         Y = external.load_cached(context, directory, mode, seed, X)
         if Y is not None:
             return Y, external.cache_path(context, directory, mode, seed)

@@ -1,5 +1,6 @@
 """Stage ``aggregate``: per-dataset run tables -> ``results/metrics_per_run.csv`` and
-``results/metrics_aggregated.csv``.
+``results/metrics_aggregated.csv``; the per-dataset skipped-method, stability and bridge-gap
+tables -> ``results/skipped_methods.csv``, ``stability.csv`` and ``bridge_gaps.csv``.
 
 The inputs are the explicit list derived from ``params.datasets``: a table left behind by a
 dataset that was removed from params is never counted, and a missing one is an error.
@@ -13,27 +14,32 @@ import pandas as pd
 
 from drfidelity.aggregation import aggregate_runs
 from drfidelity.pipeline.files import write_csv
+from drfidelity.pipeline.layout import (bridges_path, per_run_path, results_dir, skipped_path,
+                                        stability_path)
 from drfidelity.pipeline.params import Params
-from drfidelity.pipeline.score import per_run_path, skipped_path
 
 
-def results_dir(root: Path) -> Path:
-    return root / "results"
-
-
-def run(params: Params, root: Path) -> None:
-    tables, skipped = [], []
+def gather(params: Params, root: Path, path_of) -> pd.DataFrame:
+    """The per-dataset tables at ``path_of(root, dataset)`` for the datasets of params, in
+    order, as one table (header-only tables add no rows; a missing one is an error)."""
+    tables = []
     for dataset in params.datasets:
-        path = per_run_path(root, dataset)
+        path = path_of(root, dataset)
         if not path.exists():
             raise FileNotFoundError(f"{path} is missing: run `dvc repro score@{dataset}`")
         tables.append(pd.read_csv(path, float_precision="round_trip"))
-        skipped.append(pd.read_csv(skipped_path(root, dataset)))
-    per_run = pd.concat(tables, ignore_index=True, sort=False)
+    rows = [t for t in tables if len(t)]
+    return pd.concat(rows, ignore_index=True, sort=False) if rows else tables[0]
+
+
+def run(params: Params, root: Path) -> None:
+    per_run = gather(params, root, per_run_path)
     boot = params.bootstrap
     aggregated = aggregate_runs(per_run, n_boot=boot.n_boot, alpha=boot.alpha, seed=boot.seed)
     out = results_dir(root)
     write_csv(out / "metrics_per_run.csv", per_run)
     write_csv(out / "metrics_aggregated.csv", aggregated)
-    write_csv(out / "skipped_methods.csv", pd.concat(skipped, ignore_index=True))
+    write_csv(out / "skipped_methods.csv", gather(params, root, skipped_path))
+    write_csv(out / "stability.csv", gather(params, root, stability_path))
+    write_csv(out / "bridge_gaps.csv", gather(params, root, bridges_path))
     print(f"[aggregate] {len(per_run)} runs -> {len(aggregated)} aggregated rows", flush=True)

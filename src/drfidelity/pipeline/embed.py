@@ -1,8 +1,10 @@
 """Stage ``embed``: every method x seed on one dataset -> ``embeddings/{dataset}/``.
 
 Jobs are independent and single-threaded, so they run side by side in ``params.jobs`` worker
-processes; each result depends only on (method, seed, settings, X), never on the worker or
-the order, so a parallel run is byte-identical to a serial one. A method that cannot run here
+processes, or on a Dask cluster when ``DRFIDELITY_SCHEDULER`` is set
+(:mod:`drfidelity.pipeline.cluster`); each result depends only on (method, seed, settings, X),
+never on the worker or the order, so a parallel or distributed run is byte-identical to a
+serial one. A method that cannot run here
 (:class:`~drfidelity.methods.SkipMethod`, e.g. toorPIA without cache and key) is recorded in
 ``status.json`` with its reason and the stage goes on; any other error fails the stage after
 the remaining jobs finished, naming the method and seed.
@@ -10,7 +12,6 @@ the remaining jobs finished, naming the method and seed.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import time
@@ -22,8 +23,11 @@ import numpy as np
 
 from drfidelity import runtime
 from drfidelity.methods import METHODS, EmbedContext, SkipMethod, run_method
+from drfidelity.methods.base import injection_key
+from drfidelity.methods.external import cache_path
+from drfidelity.pipeline.cluster import run_on_cluster, scheduler_address
 from drfidelity.pipeline.files import dumps_json, write_array_dir
-from drfidelity.pipeline.generate import data_dir, load_meta
+from drfidelity.pipeline.layout import data_dir, embeddings_dir, load_meta
 from drfidelity.pipeline.params import Params
 
 
@@ -38,10 +42,6 @@ class Job:
     method: str
     seed: int
     settings: dict
-
-
-def embeddings_dir(root: Path, dataset: str) -> Path:
-    return root / "embeddings" / dataset
 
 
 def plan(params: Params) -> list[Job]:
@@ -62,15 +62,31 @@ def _init_worker(x_path: str, context: EmbedContext, parent: int | None = None) 
     _worker_context = context
 
 
-def _run_job(job: Job) -> tuple[Job, np.ndarray | None, Path | None, str | None, float]:
-    """(job, map, injected file, skip reason, seconds)."""
+def run_job(job: Job, X: np.ndarray, context: EmbedContext | None
+            ) -> tuple[Job, np.ndarray | None, Path | None, str | None, float]:
+    """(job, map, injected file, skip reason, seconds); refuses to run without the exact
+    numerics every map of the benchmark is made with."""
+    runtime.require_exact(f"{job.method} seed {job.seed}")
     start = time.perf_counter()
     try:
-        Y, injected = run_method(METHODS[job.method], _worker_X, job.seed, _worker_context,
-                                 **job.settings)
+        Y, injected = run_method(METHODS[job.method], X, job.seed, context, **job.settings)
         return job, Y, injected, None, time.perf_counter() - start
     except SkipMethod as skip:
         return job, None, None, str(skip), time.perf_counter() - start
+
+
+def _run_pool_job(job: Job):
+    return run_job(job, _worker_X, _worker_context)
+
+
+def runs_here(job: Job, context: EmbedContext) -> bool:
+    """Whether the job needs files of this checkout: a method that reads them, or
+    coordinates injected for this job."""
+    method = METHODS[job.method]
+    if method.local_only:
+        return True
+    folder, mode = injection_key(method, method.settings(job.settings))
+    return cache_path(context, folder, mode, job.seed).is_file()
 
 
 class Progress:
@@ -89,8 +105,9 @@ class Progress:
 
 def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
              collect) -> list[str]:
-    """Run the jobs (in-process when ``workers`` is 1, else in a spawn pool) and hand every
-    outcome to ``collect``; return one message per failed job instead of stopping early."""
+    """Run the jobs (on the Dask cluster of ``DRFIDELITY_SCHEDULER`` when it is set, else
+    in-process when ``workers`` is 1, else in a spawn pool) and hand every outcome to
+    ``collect``; return one message per failed job instead of stopping early."""
     failures = []
 
     def outcome(job: Job, result) -> None:
@@ -100,17 +117,26 @@ def _execute(todo: list[Job], workers: int, x_path: str, context: EmbedContext,
             message = " ".join(str(exc).split())
             failures.append(f"{job.method} seed {job.seed}: {type(exc).__name__}: {message}")
 
-    if workers <= 1:
+    address = scheduler_address()
+    if address:
+        local = [job for job in todo if runs_here(job, context)]
+        X = np.load(x_path, allow_pickle=False)
+        for job in local:
+            outcome(job, lambda job=job: run_job(job, X, context))
+        remote = [job for job in todo if job not in local]
+        if remote:
+            run_on_cluster(address, remote, run_job, X, outcome)
+    elif workers <= 1:
         _init_worker(x_path, context)
         for job in todo:
-            outcome(job, lambda job=job: _run_job(job))
-        return failures
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init_worker,
-                             initargs=(x_path, context, os.getpid())) as pool:
-        futures = {pool.submit(_run_job, job): job for job in todo}
-        for future in as_completed(futures):
-            outcome(futures[future], future.result)
+            outcome(job, lambda job=job: _run_pool_job(job))
+    else:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_init_worker,
+                                 initargs=(x_path, context, os.getpid())) as pool:
+            futures = {pool.submit(_run_pool_job, job): job for job in todo}
+            for future in as_completed(futures):
+                outcome(futures[future], future.result)
     return failures
 
 
@@ -165,28 +191,3 @@ def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> No
     arrays = {f"{m}/seed{s}": Y for (m, s), Y in sorted(results.items())}
     record = {"data_fingerprint": fingerprint, "methods": status}
     write_array_dir(embeddings_dir(root, dataset), arrays, {"status.json": dumps_json(record)})
-
-
-def load(params: Params, root: Path, dataset: str
-         ) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
-    """Per-method status and the embeddings by method and seed, refused when they were not
-    made from the current data with the current methods and seeds."""
-    base = embeddings_dir(root, dataset)
-    path = base / "status.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run the embed stage first")
-    record = json.loads(path.read_text())
-    status = record["methods"]
-    if record["data_fingerprint"] != load_meta(params, dataset, root)["fingerprint"]:
-        raise ValueError(f"embeddings/{dataset} were computed on other data than "
-                         f"data/{dataset}: run the embed stage again")
-    wanted = {m: METHODS[m].seeds(params.seeds) for m in params.methods}
-    have = {m: e.get("seeds", wanted.get(m)) for m, e in status.items()}
-    if have != wanted:
-        raise ValueError(f"embeddings/{dataset} hold methods/seeds {have}, params.yaml asks "
-                         f"for {wanted}: run the embed stage again")
-    embeddings = {}
-    for name, entry in status.items():
-        if entry["status"] == "ok":
-            embeddings[name] = {s: np.load(base / name / f"seed{s}.npy") for s in entry["seeds"]}
-    return status, embeddings

@@ -6,6 +6,12 @@ dataset and reused for all methods and seeds. Methods that were skipped in ``emb
 listed with their reason in ``results/per_run/{dataset}.skipped.csv``. The last column,
 ``injected``, is True for maps read from ``external_embeddings/`` (toorPIA's maps, or
 coordinates a user injected) rather than computed by this run.
+
+Two readouts of the same maps that are not one value per run get tables of their own: the
+run-to-run stability of every method with two or more runs (``{dataset}.stability.csv``) and,
+on data with states and bridges (path time ``t`` and labels with bridge points as -1: the
+transition dataset), the bottleneck gap of every
+bridge in every map (``{dataset}.bridges.csv``); either is header-only where it does not apply.
 """
 
 from __future__ import annotations
@@ -15,18 +21,28 @@ from pathlib import Path
 
 import pandas as pd
 
+from drfidelity.aggregation import finite_std
 from drfidelity.metrics import Reference
+from drfidelity.metrics.bridges import bridge_gaps
 from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
+from drfidelity.metrics.stability import mean_pairwise_disparity, position_dispersion
 from drfidelity.metrics.timeseries import random_walk_readouts
 from drfidelity.methods import METHODS
-from drfidelity.pipeline import embed
 from drfidelity.pipeline.files import read_array_dir, write_csv
-from drfidelity.pipeline.generate import data_dir
+from drfidelity.pipeline.layout import (bridges_path, data_dir, load_embeddings, per_run_path,
+                                        skipped_path, stability_path)
 from drfidelity.pipeline.params import Params
 
 #: dataset arrays that metrics take as ground truth, by the keyword of ``Reference``.
 GROUND_TRUTH = {"truth": "X_truth", "labels": "labels", "outlier_idx": "outlier_idx",
                 "outlier_dir": "outlier_dir", "population": "population"}
+
+#: per-run metrics whose spread over runs (population std) the stability table reports.
+STABILITY_METRICS = ("full_shepard", "full_stress_fidelity", "shepard_p5__vs_ambient",
+                     "shepard_p100__vs_truth", "recall_k15")
+STABILITY_COLUMNS = (["dataset", "snr", "method", "n_runs", "position_dispersion",
+                      "mean_pairwise_disparity"] + [f"{m}__std" for m in STABILITY_METRICS])
+BRIDGE_COLUMNS = ["method", "seed", "bridge", "gap", "gap_nn", "gap_ratio", "torn"]
 
 
 def probe_readouts(dataset: str, arrays: dict, Y) -> dict[str, float]:
@@ -40,35 +56,48 @@ def probe_readouts(dataset: str, arrays: dict, Y) -> dict[str, float]:
     return {}
 
 
-def per_run_path(root: Path, dataset: str) -> Path:
-    return root / "results" / "per_run" / f"{dataset}.csv"
-
-
-def skipped_path(root: Path, dataset: str) -> Path:
-    return root / "results" / "per_run" / f"{dataset}.skipped.csv"
+def stability_row(maps: list, runs: list[dict]) -> dict[str, float]:
+    """Procrustes dispersion and disparity of the maps (ordered by seed) and the spread of the
+    headline metrics over the same runs."""
+    return {"n_runs": len(maps), "position_dispersion": position_dispersion(maps),
+            "mean_pairwise_disparity": mean_pairwise_disparity(maps),
+            **{f"{m}__std": finite_std([r.get(m, float("nan")) for r in runs])
+               for m in STABILITY_METRICS}}
 
 
 def run(params: Params, dataset: str, root: Path) -> None:
     arrays = read_array_dir(data_dir(root, dataset))
-    status, embeddings = embed.load(params, root, dataset)
+    status, embeddings = load_embeddings(params, root, dataset)
     start = time.perf_counter()
     reference = Reference(arrays["X"], per_point=True,
                           **{kw: arrays[key] for kw, key in GROUND_TRUTH.items() if key in arrays})
     n, d = arrays["X"].shape
-    rows, skipped = [], []
+    has_bridges = "t" in arrays and "labels" in arrays and bool((arrays["labels"] == -1).any())
+    rows, skipped, stability, bridges = [], [], [], []
     for name in params.methods:
         if status[name]["status"] != "ok":
             skipped.append({"dataset": dataset, "method": name, "reason": status[name]["reason"]})
             continue
-        for seed, Y in embeddings[name].items():
+        runs = []
+        for seed, Y in sorted(embeddings[name].items()):
             ids = {"dataset": dataset, "snr": params.snr, "method": name, "seed": seed,
                    "stochastic": METHODS[name].stochastic, "n": n, "d": d}
             injected = str(seed) in status[name].get("injected", {})
-            rows.append({**ids, **reference.score(Y), **probe_readouts(dataset, arrays, Y),
+            runs.append({**ids, **reference.score(Y), **probe_readouts(dataset, arrays, Y),
                          "injected": injected})
+            if has_bridges:
+                bridges += [{"method": name, "seed": seed, **gap}
+                            for gap in bridge_gaps(Y, arrays["labels"], arrays["t"])]
+        rows += runs
+        if len(runs) >= 2:
+            maps = [Y for _, Y in sorted(embeddings[name].items())]
+            stability.append({"dataset": dataset, "snr": params.snr, "method": name,
+                              **stability_row(maps, runs)})
     write_csv(per_run_path(root, dataset), pd.DataFrame(rows))
     write_csv(skipped_path(root, dataset),
               pd.DataFrame(skipped, columns=["dataset", "method", "reason"]))
+    write_csv(stability_path(root, dataset), pd.DataFrame(stability, columns=STABILITY_COLUMNS))
+    write_csv(bridges_path(root, dataset), pd.DataFrame(bridges, columns=BRIDGE_COLUMNS))
     print(f"[score {dataset}] {len(rows)} runs scored in {time.perf_counter() - start:.1f}s"
           + (f"; skipped: {', '.join(s['method'] for s in skipped)}" if skipped else ""),
           flush=True)

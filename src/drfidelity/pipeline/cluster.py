@@ -1,0 +1,72 @@
+"""Embed jobs on a Dask distributed cluster, when ``DRFIDELITY_SCHEDULER`` names its scheduler.
+
+The method x seed jobs are independent and single-threaded, so a cluster changes only where
+they run, never what they return: each map depends on (method, seed, settings, X) alone and
+comes back as the same bytes. Two conditions keep it so. Every worker must run the exact
+numerics of :mod:`drfidelity.runtime` (``drfidelity worker`` starts workers that do, one
+thread each; a job on any other worker refuses to run), and jobs that read files of this
+checkout (toorPIA's cache and API key, injected coordinates) stay on this machine.
+
+On a worker, each job runs in the main thread of a process of its own (one per worker,
+spawned once and reused), exactly as in the local pool: scikit-learn's OpenMP neighbour search
+crashes (SIGSEGV) when called from a Dask worker's task thread (measured with 2026.8.0).
+
+Where the jobs run is not a parameter of the results, so it is an environment variable, not
+a ``params.yaml`` key: switching it does not make DVC rerun anything.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from drfidelity import runtime
+
+SCHEDULER_VARIABLE = "DRFIDELITY_SCHEDULER"
+
+
+class SchedulerUnreachable(OSError):
+    """The scheduler named by ``DRFIDELITY_SCHEDULER`` did not answer."""
+
+
+def scheduler_address() -> str | None:
+    """The scheduler address (``tcp://host:port``) from the environment, or None."""
+    return os.environ.get(SCHEDULER_VARIABLE) or None
+
+
+_job_process: ProcessPoolExecutor | None = None
+
+
+def in_job_process(run_job: Callable, job: Any, X: np.ndarray, context: Any):
+    """``run_job(job, X, context)`` in this worker's job process (see the module docstring)."""
+    global _job_process
+    runtime.require_exact(f"{job.method} seed {job.seed}")
+    if _job_process is None:
+        _job_process = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+    return _job_process.submit(run_job, job, X, context).result()
+
+
+def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable, X: np.ndarray,
+                   outcome: Callable[[Any, Callable], None], timeout_s: float = 10.0) -> None:
+    """Submit ``run_job(job, X, None)`` for every job to the cluster at ``address`` and hand
+    each finished one to ``outcome(job, result_getter)`` as it completes. ``X`` is sent to
+    the workers once."""
+    from distributed import Client, as_completed
+
+    try:
+        client = Client(address, timeout=timeout_s, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise SchedulerUnreachable(
+            f"no Dask scheduler answered at {address} ({SCHEDULER_VARIABLE}) within "
+            f"{timeout_s:.0f} s: {error}") from None
+    with client:
+        shared_X = client.scatter(X, broadcast=True)
+        futures = {client.submit(in_job_process, run_job, job, shared_X, None, pure=False): job
+                   for job in jobs}
+        for future in as_completed(futures, loop=client.loop):
+            outcome(futures[future], future.result)

@@ -1,0 +1,89 @@
+"""Where every stage's outputs live, and the loaders that refuse stale ones.
+
+Stages never import each other: a stage reads what an earlier stage wrote through the paths
+and loaders here, each of which checks that the files belong to the current parameters (the
+same data, methods and seeds) before anything is computed from them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from drfidelity.methods import METHODS
+from drfidelity.pipeline.params import Params, snr_label
+
+
+def data_dir(root: Path, dataset: str) -> Path:
+    return root / "data" / dataset
+
+
+def embeddings_dir(root: Path, dataset: str) -> Path:
+    return root / "embeddings" / dataset
+
+
+def results_dir(root: Path) -> Path:
+    return root / "results"
+
+
+def per_run_path(root: Path, dataset: str) -> Path:
+    return results_dir(root) / "per_run" / f"{dataset}.csv"
+
+
+def skipped_path(root: Path, dataset: str) -> Path:
+    return results_dir(root) / "per_run" / f"{dataset}.skipped.csv"
+
+
+def stability_path(root: Path, dataset: str) -> Path:
+    return results_dir(root) / "per_run" / f"{dataset}.stability.csv"
+
+
+def bridges_path(root: Path, dataset: str) -> Path:
+    return results_dir(root) / "per_run" / f"{dataset}.bridges.csv"
+
+
+def data_identity(params: Params, dataset: str) -> dict:
+    """What the data of ``dataset`` is a function of (besides the code)."""
+    return {"n": params.n, "d": params.d, "data_seed": params.data_seed,
+            "snr": snr_label(params.snr), "params": params.dataset_params.get(dataset, {})}
+
+
+def load_meta(params: Params, dataset: str, root: Path) -> dict:
+    """``meta.json`` of the generated data, refused if it was made with other parameters."""
+    path = data_dir(root, dataset) / "meta.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run the generate stage first")
+    meta = json.loads(path.read_text())
+    stale = {k: (meta.get(k), v) for k, v in data_identity(params, dataset).items()
+             if meta.get(k) != v}
+    if stale:
+        what = ", ".join(f"{k}={old!r} (params: {new!r})" for k, (old, new) in stale.items())
+        raise ValueError(f"data/{dataset} was generated with {what}: run the generate stage again")
+    return meta
+
+
+def load_embeddings(params: Params, root: Path, dataset: str
+                    ) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
+    """Per-method status and the embeddings by method and seed, refused when they were not
+    made from the current data with the current methods and seeds."""
+    base = embeddings_dir(root, dataset)
+    path = base / "status.json"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: run the embed stage first")
+    record = json.loads(path.read_text())
+    status = record["methods"]
+    if record["data_fingerprint"] != load_meta(params, dataset, root)["fingerprint"]:
+        raise ValueError(f"embeddings/{dataset} were computed on other data than "
+                         f"data/{dataset}: run the embed stage again")
+    wanted = {m: METHODS[m].seeds(params.seeds) for m in params.methods}
+    have = {m: e.get("seeds", wanted.get(m)) for m, e in status.items()}
+    if have != wanted:
+        raise ValueError(f"embeddings/{dataset} hold methods/seeds {have}, params.yaml asks "
+                         f"for {wanted}: run the embed stage again")
+    embeddings = {}
+    for name, entry in status.items():
+        if entry["status"] == "ok":
+            embeddings[name] = {s: np.load(base / name / f"seed{s}.npy") for s in entry["seeds"]}
+    return status, embeddings

@@ -1,0 +1,102 @@
+"""Embed jobs on a Dask cluster on 127.0.0.1 (``DRFIDELITY_SCHEDULER``).
+
+A scheduler and ``drfidelity worker`` processes are started as a user would start them; the
+embed stage's maps must be the bytes of the local pool's, a worker without exact numerics must
+be refused, and an unreachable scheduler must be one line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from drfidelity import runtime
+from pipeline_helpers import env, stage, tree_digest, workspace
+
+DATASET = "clusters"
+METHODS = ["PCA", "Isomap", "t-SNE", "UMAP", "DREAMS", "toorPIA"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def cluster(worker_command, worker_env, n_workers: int = 2):
+    """A scheduler on 127.0.0.1 and ``n_workers`` worker processes started by
+    ``worker_command(address)``; yields the scheduler address once every worker has joined."""
+    from distributed import Client
+
+    address = f"tcp://127.0.0.1:{free_port()}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                                  "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
+                                  "--no-dashboard"], env=env(), **quiet)
+    workers = subprocess.Popen(worker_command(address), env=worker_env, **quiet)
+    try:
+        with Client(address, timeout=60, set_as_default=False) as client:
+            client.wait_for_workers(n_workers, timeout=120)
+        yield address
+    finally:
+        for process in (workers, scheduler):
+            process.terminate()
+        for process in (workers, scheduler):
+            process.wait(timeout=60)
+
+
+def embed_with(root, address: str | None) -> subprocess.CompletedProcess:
+    extra = {"DRFIDELITY_SCHEDULER": address} if address else {}
+    return subprocess.run(["drfidelity", "stage", "embed", DATASET], cwd=root,
+                          env={**env(), **extra}, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture
+def small(tmp_path):
+    root = workspace(tmp_path / "ws", data__n=200, data__d=32, seeds=2, datasets=[DATASET],
+                     methods=METHODS)
+    stage(root, "generate", DATASET)
+    return root
+
+
+def test_cluster_maps_are_byte_identical_to_the_local_pool(small):
+    local = embed_with(small, None)
+    assert local.returncode == 0, local.stderr
+    expected = tree_digest(small, "embeddings")
+    shutil.rmtree(small / "embeddings")
+    with cluster(lambda address: ["drfidelity", "worker", address, "--nworkers", "2"],
+                 env()) as address:
+        remote = embed_with(small, address)
+    assert remote.returncode == 0, remote.stderr
+    assert tree_digest(small, "embeddings") == expected
+    assert len(expected) == 1 + 1 + 1 + 2 + 2 + 1   # status.json, PCA, Isomap, t-SNE, UMAP, DREAMS
+    assert "toorPIA seed0 skipped: no map at" in remote.stdout   # cache-first: ran here
+
+
+def test_worker_without_exact_numerics_is_refused(small):
+    plain = {k: v for k, v in env().items() if k not in runtime.EXACT_VARIABLES}
+    with cluster(lambda address: [sys.executable, "-m", "distributed.cli.dask_worker",
+                                  address, "--nthreads", "1", "--no-dashboard"],
+                 plain, n_workers=1) as address:
+        refused = embed_with(small, address)
+    assert refused.returncode == 2
+    assert "does not run exact numerics (start cluster workers with `drfidelity worker`)" \
+        in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not (small / "embeddings").exists()
+
+
+def test_unreachable_scheduler_is_one_line(small):
+    start = time.monotonic()
+    result = embed_with(small, f"tcp://127.0.0.1:{free_port()}")
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "no Dask scheduler answered at tcp://127.0.0.1:" in line
+    assert time.monotonic() - start < 60
