@@ -23,7 +23,7 @@ def latex_cell(text: str, mark: str | None) -> str:
     if text == "—":
         return "---"
     body = _CI.sub(r" {\\scriptsize[\1, \2]}", text)
-    if mark in ("best", "total"):
+    if mark == "best":
         return rf"\textbf{{{body}}}"
     if mark == "worst":
         return rf"\textit{{{body}}}"

@@ -8,7 +8,7 @@ import pandas as pd
 
 from drfidelity.report.tables import RankingTable
 
-MARKDOWN_MARKS = {"best": "**{}**", "worst": "*{}*", "crit": "⚠ **{}**", "total": "**{}**"}
+MARKDOWN_MARKS = {"best": "**{}**", "worst": "*{}*", "crit": "⚠ **{}**"}
 
 
 def markdown_table(table: RankingTable) -> str:

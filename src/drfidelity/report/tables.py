@@ -1,8 +1,9 @@
 """The per-dataset ranking table as data: columns, cell texts and highlight marks (§5.2).
 
 REPORT.md and the LaTeX paper tables render this one model, so they cannot disagree.
-Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both),
-``total`` (the points sum).
+Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both).
+The points sum Σ is marked like any higher-is-better column: bold only on the best total,
+italic only on the worst (the previous release bolded every Σ cell, so bold did not mean best).
 """
 
 from __future__ import annotations
@@ -111,8 +112,6 @@ def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
 
 
 def _marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
-    if column.kind == "total":
-        return {m: "total" for m in values}
     finite = {m: float(v) for m, v in values.items() if v is not None and not math.isnan(v)}
     marks: dict[str, str] = {}
     if len(set(finite.values())) > 1:
