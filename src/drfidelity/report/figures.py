@@ -22,6 +22,7 @@ from scipy.spatial.distance import pdist
 
 from drfidelity.metrics import (auc_log_rnx, coranking_matrix, pointwise_quality, r_nx,
                                 rank_error_quality_from_coranking)
+from drfidelity.metrics.distances import distance_rows
 from drfidelity.metrics.bands import PERCENTILES, first_mode_threshold, percentile_thresholds
 from drfidelity.report import style
 
@@ -120,6 +121,13 @@ class Analysis:
     kappa_s: np.ndarray | None = None
     rank_quality: dict[str, np.ndarray] = field(default_factory=dict)
     pointwise: dict[str, np.ndarray] = field(default_factory=dict)
+    k: int = RECALL_K
+    kth_distance: np.ndarray | None = None
+
+    @property
+    def kth_inside(self) -> float:
+        """Share of points whose k-th ambient neighbour lies inside the near band."""
+        return float(np.mean(self.kth_distance <= self.near_radius))
 
     @property
     def near_share(self) -> float:
@@ -132,6 +140,12 @@ def analyse(view: DatasetView) -> Analysis:
     radius, fallback = first_mode_threshold(d)
     analysis = Analysis(d, radius, fallback, percentile_thresholds(d))
     n = view.X.shape[0]
+    analysis.k = min(RECALL_K, n - 1)
+    analysis.kth_distance = np.empty(n)
+    for start in range(0, n, 256):
+        rows = np.arange(start, min(start + 256, n))
+        block = distance_rows(d, n, rows)  # column i of row i is 0: self is the 0-th neighbour
+        analysis.kth_distance[rows] = np.partition(block, analysis.k, axis=1)[:, analysis.k]
     analysis.kappa_s = np.unique(np.geomspace(1, n // 2, KAPPA_S_POINTS).astype(int))
     kappa_t = np.array([t for t in KAPPA_T_GRID if t <= n - 2])
     for method, Y in view.maps.items():
@@ -259,8 +273,6 @@ def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
 
 def recall_bias(view: DatasetView, analysis: Analysis) -> object:
     """Why recall@k is biased: k-NN radii differ per point, a fixed band radius does not."""
-    from drfidelity.metrics.distances import distance_rows
-
     fig = style.figure(style.FULL_WIDTH, 2.4)
     left, right = fig.subplots(1, 2)
     rng = np.random.default_rng(0)
@@ -276,17 +288,11 @@ def recall_bias(view: DatasetView, analysis: Analysis) -> object:
     left.set_title("k = 5 neighbourhoods: same k, very different radii")
     left.set_xlabel("x (schematic units)")
     left.set_ylabel("y (schematic units)")
-    n = view.X.shape[0]
-    k = min(RECALL_K, n - 1)
-    kth = np.empty(n)
-    for start in range(0, n, 256):
-        rows = np.arange(start, min(start + 256, n))
-        block = distance_rows(analysis.d_ambient, n, rows)
-        kth[rows] = np.partition(block, k, axis=1)[:, k]
+    kth, k = analysis.kth_distance, analysis.k
     right.hist(kth, bins=40, color="#888888")
     right.axvline(analysis.near_radius, color="tab:green", lw=1.5,
                   label=f"first-mode band radius {analysis.near_radius:.2f}")
-    inside = float(np.mean(kth <= analysis.near_radius))
+    inside = analysis.kth_inside
     right.set_title(f"distance to each point's {k}-th ambient neighbour\n"
                     f"{100 * inside:.0f}% of points have it inside the band")
     right.set_xlabel("ambient distance (data units)")
@@ -424,7 +430,8 @@ def facts(view: DatasetView, analysis: Analysis) -> dict:
         "best_auc_method": best_auc,
         "pointwise_mean": {m: float(q.mean()) for m, q in analysis.pointwise.items()},
         "pointwise_kappa": [POINTWISE_KAPPA_S, POINTWISE_KAPPA_T],
-        "recall_k": RECALL_K,
+        "recall_k": analysis.k,
+        "kth_inside_pct": 100.0 * analysis.kth_inside,
     }
 
 
