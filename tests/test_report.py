@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -103,3 +106,117 @@ def test_renderers_keep_every_method(published):
         assert f"| {method} |" in md
         assert f"\n{method} & " in tex
     assert len(table.rows) == 8  # the previous release dropped the 8th row (§9.1)
+
+
+# ---------------------------------------------------------------- Σ highlighting, every table
+
+REPO = Path(__file__).resolve().parents[1]
+MD_MARK = re.compile(r"^(\*\*|\*)?(-?\d+)(?:\*\*|\*)?$")
+TEX_MARK = re.compile(r"^(?:\\text(bf|it)\{)?(-?\d+)\}?$")
+
+
+def assert_sigma_marks(sigmas: list[tuple[int, str | None]], where: str) -> None:
+    """Bold exactly on the highest Σ, italic exactly on the lowest (when they differ)."""
+    values = [v for v, _ in sigmas]
+    for value, mark in sigmas:
+        expected = None
+        if len(set(values)) > 1:
+            expected = "best" if value == max(values) else "worst" if value == min(values) else None
+        assert mark == expected, f"{where}: Σ {value} marked {mark}, expected {expected}"
+
+
+def markdown_sigmas(text: str) -> list[list[tuple[int, str | None]]]:
+    tables, current, column = [], None, None
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else None
+        if cells is None:
+            current = column = None
+            continue
+        if column is None:
+            if "Σ" in cells:
+                column, current = cells.index("Σ"), []
+                tables.append(current)
+            continue
+        if set(cells[column]) <= {"-", " "}:
+            continue
+        match = MD_MARK.match(cells[column])
+        assert match, f"unexpected Σ cell {cells[column]!r}"
+        mark = {"**": "best", "*": "worst", None: None}[match.group(1)]
+        current.append((int(match.group(2)), mark))
+    return tables
+
+
+def latex_sigmas(text: str) -> list[tuple[int, str | None]]:
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("method &"))
+    column = [c.strip() for c in header.rstrip("\\ ").split("&")].index(r"$\Sigma$")
+    body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]
+    out = []
+    for line in body:
+        cell = [c.strip() for c in line.rstrip("\\ ").split("&")][column]
+        match = TEX_MARK.match(cell)
+        assert match, f"unexpected Σ cell {cell!r}"
+        out.append((int(match.group(2)), {"bf": "best", "it": "worst", None: None}[match.group(1)]))
+    return out
+
+
+@pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
+def test_sigma_is_bold_only_on_best_and_italic_only_on_worst(published, dataset):
+    table = ranking_table(published, dataset)
+    (sigmas,) = markdown_sigmas(markdown_table(table))
+    assert_sigma_marks(sigmas, f"{dataset} markdown")
+    assert_sigma_marks(latex_sigmas(latex_table(table, title="t", caption_note="n")),
+                       f"{dataset} latex")
+    assert [m for _, m in sigmas].count("best") >= 1 and "worst" in [m for _, m in sigmas]
+
+
+def test_committed_report_and_paper_tables_mark_sigma_right():
+    report = (REPO / "REPORT.md").read_text()
+    tables = markdown_sigmas(report)
+    assert len(tables) == len(list((REPO / "paper" / "tables").glob("*.tex"))) >= 5
+    for i, sigmas in enumerate(tables):
+        assert_sigma_marks(sigmas, f"REPORT.md table {i + 1}")
+    for path in sorted((REPO / "paper" / "tables").glob("*.tex")):
+        assert_sigma_marks(latex_sigmas(path.read_text()), path.name)
+
+
+def test_sigma_check_catches_the_old_all_bold_rule():
+    with pytest.raises(AssertionError):
+        assert_sigma_marks([(8, "best"), (6, "best"), (0, "best")], "all bold")
+
+
+# ------------------------------------------------- agreement with the v1.3.0 paper tables
+
+CELL_MARKUP = re.compile(r"\\text(?:bf|it)\{(.*)\}$")
+
+
+def value_cells(tex: str) -> dict[str, list[str]]:
+    """method -> value cells (points and Σ excluded) with bold/italic/dagger stripped."""
+    lines = tex.splitlines()
+    header = [c.strip() for c in next(l for l in lines if l.startswith("method &"))
+              .rstrip("\\ ").split("&")]
+    skip = {"full", "near", "outl.", r"$\Sigma$", "method"}
+    keep = [i for i, h in enumerate(header) if h not in skip]
+    rows = {}
+    for line in lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]:
+        cells = [c.strip() for c in line.rstrip("\\ ").split("&")]
+        cleaned = []
+        for i in keep:
+            cell = cells[i].replace(r"\,\textsuperscript{\dag}", "")
+            match = CELL_MARKUP.match(cell)
+            cleaned.append(match.group(1) if match else cell)
+        rows[cells[0]] = cleaned
+    return rows
+
+
+@pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
+def test_deterministic_value_cells_equal_the_published_paper_tables(reference_dir, dataset):
+    ours = pd.read_csv(REPO / "results" / "metrics_aggregated.csv", float_precision="round_trip")
+    mine = value_cells(latex_table(ranking_table(ours, dataset), title="t", caption_note="n"))
+    theirs = value_cells((reference_dir / "published_paper_tables" / f"{dataset}.tex").read_text())
+    compared = 0
+    for method in ("toorPIA", "PCA", "Isomap"):
+        if method in theirs and method in mine:
+            assert mine[method] == theirs[method], method
+            compared += 1
+    assert compared >= 2  # the published tables drop the last-ranked row (Isomap on three)

@@ -243,7 +243,7 @@ def _caption_scatter(dataset, facts, f) -> str:
 
 def _caption_shepard(dataset, facts, f) -> str:
     return ("**Shepard density** (map distance against ambient distance, all pairs, log-count "
-            f"hexbins; dashed white = near-band radius {facts['near_radius']:.2f}). Read: a thin "
+            f"hexbins; dashed red = near-band radius {facts['near_radius']:.2f}). Read: a thin "
             "rising ridge left of the dashed line means near pairs keep their order; a flat or "
             "fanned blob there means the map scrambles them. Titles give the drawn run's full ρ.")
 
@@ -272,8 +272,9 @@ def _caption_rank_quality(dataset, facts, f) -> str:
 def _caption_local(dataset, facts, f) -> str:
     ks, kt = facts["pointwise_kappa"]
     return (f"**Where each map can be trusted**: point-wise Q′ᵢ (κ_s = {ks}, κ_t = {kt}), "
-            "counted from both ends of every pair, so tears and folds mark all points involved. "
-            "Read: dark points sit among neighbours they do not have in the data.")
+            "counted from both ends of every pair, so tears and folds mark all points involved; "
+            f"one colour scale for all maps, 0 to {facts['pointwise_vmax']:.2f}. Read: dark "
+            "points sit among neighbours they do not have in the data.")
 
 
 def _caption_recall(dataset, facts, f) -> str:

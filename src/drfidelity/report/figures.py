@@ -13,6 +13,7 @@ form follow Lueks, Mokbel, Biehl & Hammer (2011).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -128,6 +129,15 @@ class Analysis:
     def kth_inside(self) -> float:
         """Share of points whose k-th ambient neighbour lies inside the near band."""
         return float(np.mean(self.kth_distance <= self.near_radius))
+
+    @property
+    def pointwise_vmax(self) -> float:
+        """Top of the shared colour scale of the point-wise maps: the largest 99th percentile
+        over the methods, rounded up to 0.05 (a 0..1 scale leaves typical maps all dark)."""
+        if not self.pointwise:
+            return 1.0
+        top = max(float(np.quantile(q, 0.99)) for q in self.pointwise.values())
+        return min(1.0, max(0.05, math.ceil(top * 20) / 20))
 
     @property
     def near_share(self) -> float:
@@ -313,7 +323,7 @@ def shepard_density(view: DatasetView, analysis: Analysis) -> object:
     for ax, method in zip(axes, view.maps):
         hb = ax.hexbin(analysis.d_ambient, analysis.d_maps[method], gridsize=HEX_GRIDSIZE,
                        bins="log", mincnt=1, cmap="viridis", linewidths=0)
-        ax.axvline(analysis.near_radius, color="white", ls="--", lw=0.8)
+        ax.axvline(analysis.near_radius, color="tab:red", ls="--", lw=0.8)
         ax.set_facecolor("#f4f4f4")
         ax.set_xlabel("ambient distance (data units)", fontsize=6)
         ax.set_ylabel("map distance (map units)", fontsize=6)
@@ -399,10 +409,11 @@ def local_quality(view: DatasetView, analysis: Analysis) -> object:
     """Each map coloured by its point-wise rank-error quality: where the map can be trusted."""
     fig, axes = _grid(len(view.maps))
     image = None
+    vmax = analysis.pointwise_vmax
     for ax, (method, Y) in zip(axes, view.maps.items()):
         q = analysis.pointwise[method]
         order = np.argsort(-q, kind="stable")  # worst points drawn last, on top
-        image = ax.scatter(*Y[order].T, c=q[order], cmap="magma", vmin=0, vmax=1, s=3,
+        image = ax.scatter(*Y[order].T, c=q[order], cmap="magma", vmin=0, vmax=vmax, s=3,
                            linewidths=0)
         _map_axes(ax)
         _method_title(ax, method, f"mean Q′ᵢ = {q.mean():.3f}")
@@ -430,6 +441,7 @@ def facts(view: DatasetView, analysis: Analysis) -> dict:
         "best_auc_method": best_auc,
         "pointwise_mean": {m: float(q.mean()) for m, q in analysis.pointwise.items()},
         "pointwise_kappa": [POINTWISE_KAPPA_S, POINTWISE_KAPPA_T],
+        "pointwise_vmax": analysis.pointwise_vmax,
         "recall_k": analysis.k,
         "kth_inside_pct": 100.0 * analysis.kth_inside,
     }

@@ -1,9 +1,10 @@
-"""REPORT.html as a reader sees it: opened in headless Chromium over the DevTools protocol.
+"""The figures and report stages on a small run, and their outputs as a reader sees them.
 
-Checks that every image loaded and that the console stayed free of errors, for the linked
-and the self-contained (figures inlined) page, and saves screenshots (top of the page and the
-whole page, scaled) next to the workspace for a person to look at.
-Needs Debian's ``chromium``; without it the test skips locally and fails under CI.
+REPORT.html is opened in headless Chromium over the DevTools protocol: every image must load
+and the console stay free of errors, for the linked and the self-contained page; screenshots
+(top of the page, whole page scaled) are saved in the workspace. The paper is built with
+latexmk and its pages rendered to PNG with pdftoppm. Chromium, latexmk and pdftoppm are Debian
+packages; without them these tests skip locally and fail under CI.
 """
 
 from __future__ import annotations
@@ -11,15 +12,24 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import shutil
+
 import aiohttp
 import pytest
 
-from report_helpers import build_report_workspace, require_tool
+from pipeline_helpers import stage, tree_digest
+from report_helpers import DATASETS, build_report_workspace, require_tool
+
+pytestmark = pytest.mark.slow  # CI runs it (make test-slow); it builds a small pipeline
+
+OUTPUTS = ("figures", "REPORT.md", "REPORT.html", "paper/tables", "paper/macros.tex",
+           "paper/figures")
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run",
@@ -132,3 +142,54 @@ def test_report_html_loads_every_image_without_console_errors(report_root, tmp_p
     assert errors == []
     assert shots.with_name(shots.name + "-top.png").stat().st_size > 10_000
     print(f"screenshots: {shots}-top.png, {shots}-page.png")
+
+
+def test_stages_write_every_figure_and_say_which_method_is_missing(report_root):
+    facts = json.loads((report_root / "figures" / "facts.json").read_text())
+    pngs = sorted((report_root / "figures").rglob("*.png"))
+    assert len(pngs) == 9 * len(DATASETS) == sum(len(f["files"]) for f in facts.values())
+    report = (report_root / "REPORT.md").read_text()
+    for dataset in DATASETS:
+        assert f"figures/{dataset}/" in report
+    # toorPIA has no cached map and no key here: the captions and tables say so, with the reason
+    reason = "TOORPIA_API_KEY unset"
+    assert report.count(f"Not shown: toorPIA (no cache at") >= len(DATASETS) * 9
+    assert reason in report and reason in (report_root / "REPORT.html").read_text()
+    for dataset in DATASETS:
+        tex = (report_root / "paper" / "tables" / f"{dataset}.tex").read_text()
+        assert "Not run: toorPIA" in tex and reason.replace("_", "\\_") in tex
+    assert reason.replace("_", "\\_") in (report_root / "paper" / "macros.tex").read_text()
+
+
+def test_rerunning_figures_and_report_gives_identical_bytes(report_root, tmp_path):
+    again = tmp_path / "again"
+    shutil.copytree(report_root, again, ignore=shutil.ignore_patterns("screenshot-*"))
+    for name in OUTPUTS:
+        target = again / name
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+    stage(again, "figures")
+    stage(again, "report")
+    assert tree_digest(again, *OUTPUTS) == tree_digest(report_root, *OUTPUTS)
+
+
+def test_paper_builds_and_every_page_renders(report_root, tmp_path):
+    latexmk = require_tool("latexmk")
+    pdftoppm = require_tool("pdftoppm")
+    paper = tmp_path / "paper"
+    shutil.copytree(report_root / "paper", paper)
+    tex = (paper / "main.tex").read_text()
+    graphics = re.findall(r"includegraphics\[[^]]*\]\{([^}#]+)\}", tex)
+    graphics += [f"{name}_gallery.png" for name in re.findall(r"^\\gallery\{(\w+)\}", tex, re.M)]
+    assert len(set(graphics)) >= 10 and all((paper / "figures" / g).exists() for g in graphics)
+    build = subprocess.run([latexmk, "-pdf", "-interaction=nonstopmode", "-halt-on-error",
+                            "main.tex"], cwd=paper, capture_output=True, text=True)
+    log = (paper / "main.log").read_text(errors="replace")
+    assert build.returncode == 0, log[-3000:]
+    unresolved = re.findall(r"(?:Reference|Citation) `[^']+' on page \d+ undefined", log)
+    assert unresolved == [] and "There were undefined references" not in log
+    subprocess.run([pdftoppm, "-r", "50", "-png", str(paper / "main.pdf"),
+                    str(report_root / "paper-page")], check=True)
+    pages = sorted(report_root.glob("paper-page-*.png"))
+    assert len(pages) >= 5
+    assert all(p.stat().st_size > 5_000 for p in pages)
+    print("pages:", *pages)
