@@ -27,8 +27,10 @@ def build_report_workspace(tmp: Path) -> Path:
         for name in ("generate", "embed", "score"):
             for dataset in DATASETS:
                 stage(root, name, dataset)
-        for name in ("aggregate", "figures", "report"):
-            stage(root, name)
+        stage(root, "aggregate")
+        for dataset in DATASETS:
+            stage(root, "figures", dataset)
+        stage(root, "report")
     for name in ("main.tex", "references.bib"):
         shutil.copy(REPO / "paper" / name, root / "paper" / name)
     return root

@@ -145,9 +145,11 @@ def test_report_html_loads_every_image_without_console_errors(report_root, tmp_p
 
 
 def test_stages_write_every_figure_and_say_which_method_is_missing(report_root):
-    facts = json.loads((report_root / "figures" / "facts.json").read_text())
+    facts = [json.loads((report_root / "figures" / d / "facts.json").read_text())
+             for d in DATASETS]
     pngs = sorted((report_root / "figures").rglob("*.png"))
-    assert len(pngs) == 9 * len(DATASETS) == sum(len(f["files"]) for f in facts.values())
+    assert len(pngs) == 9 * len(DATASETS) == sum(len(f["files"]) for f in facts)
+    assert all(f["methods"] == ["PCA", "Isomap"] for f in facts)
     report = (report_root / "REPORT.md").read_text()
     for dataset in DATASETS:
         assert f"figures/{dataset}/" in report
@@ -167,7 +169,8 @@ def test_rerunning_figures_and_report_gives_identical_bytes(report_root, tmp_pat
     for name in OUTPUTS:
         target = again / name
         shutil.rmtree(target) if target.is_dir() else target.unlink()
-    stage(again, "figures")
+    for dataset in DATASETS:
+        stage(again, "figures", dataset)
     stage(again, "report")
     assert tree_digest(again, *OUTPUTS) == tree_digest(report_root, *OUTPUTS)
 

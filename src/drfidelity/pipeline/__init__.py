@@ -7,8 +7,8 @@ from pathlib import Path
 
 from drfidelity.pipeline.params import Params
 
-PER_DATASET = ("generate", "embed", "score")
-STAGES = PER_DATASET + ("aggregate", "figures", "report")
+PER_DATASET = ("generate", "embed", "score", "figures")
+STAGES = PER_DATASET + ("aggregate", "report")
 
 
 def run_stage(params: Params, name: str, dataset: str | None, *, root: Path,

@@ -1,5 +1,5 @@
-"""Stage ``figures``: data, each method's representative map and the results ->
-``figures/{dataset}/*.png`` and ``figures/facts.json``.
+"""Stage ``figures``: one dataset's data, each method's representative map and the results ->
+``figures/{dataset}/*.png`` and ``figures/{dataset}/facts.json``.
 
 The representative map of a method is its lowest seed (the previous release's choice).
 ``facts.json`` holds the numbers the report's captions quote (band radius, AUCs, ...), so the
@@ -43,28 +43,29 @@ def representative_maps(root: Path, dataset: str, X: np.ndarray, methods
     return maps, seeds
 
 
-def run(params: Params, root: Path) -> None:
+def facts_path(root: Path, dataset: str) -> Path:
+    return root / FIGURES / dataset / "facts.json"
+
+
+def run(params: Params, dataset: str, root: Path) -> None:
     results = root / "results"
     aggregated = pd.read_csv(results / "metrics_aggregated.csv", float_precision="round_trip")
     per_run = pd.read_csv(results / "metrics_per_run.csv", float_precision="round_trip")
+    arrays = read_array_dir(root / "data" / dataset)
+    maps, seeds = representative_maps(root, dataset, arrays["X"], params.methods)
+    view = DatasetView(dataset, TITLES[dataset], arrays, maps, seeds,
+                       aggregated[aggregated["dataset"] == dataset],
+                       per_run[per_run["dataset"] == dataset])
+    pngs, dataset_facts = draw_all(view)
     suffix = f"_snr{snr_label(params.snr)}"
-    facts, written = {}, set()
-    for dataset in params.datasets:
-        arrays = read_array_dir(root / "data" / dataset)
-        maps, seeds = representative_maps(root, dataset, arrays["X"], params.methods)
-        view = DatasetView(dataset, TITLES[dataset], arrays, maps, seeds,
-                           aggregated[aggregated["dataset"] == dataset],
-                           per_run[per_run["dataset"] == dataset])
-        pngs, dataset_facts = draw_all(view)
-        files = {}
-        for key, stem in figure_names(dataset).items():
-            relative = FIGURES / dataset / f"{stem}{suffix}.png"
-            write_bytes(root / relative, pngs[key])
-            files[key] = relative.as_posix()
-            written.add(root / relative)
-        facts[dataset] = {"files": files, "methods": list(maps), **dataset_facts}
-        print(f"[figures {dataset}] {len(files)} figures, {len(maps)} maps", flush=True)
-    for stale in sorted((root / FIGURES).rglob("*.png")):
-        if stale not in written:
+    files = {}
+    for key, stem in figure_names(dataset).items():
+        relative = FIGURES / dataset / f"{stem}{suffix}.png"
+        write_bytes(root / relative, pngs[key])
+        files[key] = relative.as_posix()
+    for stale in sorted((root / FIGURES / dataset).glob("*.png")):
+        if stale.relative_to(root).as_posix() not in files.values():
             stale.unlink()
-    write_text(root / FIGURES / "facts.json", dumps_json(facts))
+    write_text(facts_path(root, dataset),
+               dumps_json({"files": files, "methods": list(maps), **dataset_facts}))
+    print(f"[figures {dataset}] {len(files)} figures, {len(maps)} maps", flush=True)

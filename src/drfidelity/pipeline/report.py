@@ -1,8 +1,8 @@
 """Stage ``report``: results and figure facts -> ``REPORT.md``, ``REPORT.html``,
 ``paper/tables/{dataset}.tex``, ``paper/macros.tex`` and the paper's figures.
 
-The figures stage's ``figures/facts.json`` holds the numbers the captions quote; without it
-(figures not built) the report says so and shows the tables only.
+The figures stage's ``figures/{dataset}/facts.json`` holds the numbers the captions quote;
+without it (figures not built) the report says so and shows that dataset's tables only.
 """
 
 from __future__ import annotations
@@ -15,22 +15,27 @@ import pandas as pd
 from drfidelity.methods import METHODS
 from drfidelity.pipeline.files import write_array_dir, write_text
 from drfidelity.pipeline.params import Params, snr_label
-from drfidelity.report.content import TITLE, Inputs, findings, report_blocks
+from drfidelity.report.content import TITLE, Inputs, findings, points_rule, report_blocks
 from drfidelity.report.document import to_html, to_markdown
+from drfidelity.report.figures import RECALL_K
 from drfidelity.report.latex import escape, latex_macros, latex_table
 from drfidelity.report.paper import PAPER_FIGURES, paper_title
+from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.style import write_bytes
+from drfidelity.report.tables import CRUSH_LIMIT
 
 
 def caption_note(params: Params, skipped: list[tuple[str, str]]) -> str:
     """Rules and provenance of a paper table (composite points, marks, CIs, missing methods)."""
     deterministic = [m for m in params.methods if not METHODS[m].stochastic]
     note = (
-        f"SNR$={snr_label(params.snr)}$, $N={params.n}$, $D={params.d}$. Composite: 5/4/3/2/1 "
-        "points for places 1--5 per scored column (exact ties keep the canonical method order); "
+        f"SNR$={snr_label(params.snr)}$, $N={params.n}$, $D={params.d}$. Composite: "
+        f"{points_rule()} points for places 1--{TOP_POINTS} per scored column (exact ties keep "
+        "the canonical method order); "
         "rows sorted by $\\Sigma$. \\textbf{Bold} = best in the column, \\textit{italic} = worst "
         "(ties all marked, $\\Sigma$ included); \\dag{} = outright failure (near or outlier "
-        "$\\rho<0$, or the largest tightest-cluster crush when above $5\\times$). Medians over "
+        f"$\\rho<0$, or the largest tightest-cluster crush when above ${CRUSH_LIMIT}\\times$). "
+        "Medians over "
         f"{params.seeds} seeds with {100 * (1 - params.bootstrap.alpha):g}\\% bootstrap CIs of "
         "the median"
         + (f"; {', '.join(deterministic)} run once (deterministic)" if deterministic else "")
@@ -46,11 +51,14 @@ def run(params: Params, root: Path) -> None:
     aggregated = pd.read_csv(root / "results" / "metrics_aggregated.csv",
                              float_precision="round_trip")
     skipped = pd.read_csv(root / "results" / "skipped_methods.csv")
-    facts_path = root / "figures" / "facts.json"
-    facts = json.loads(facts_path.read_text()) if facts_path.exists() else None
-    if facts is None:
-        print("[report] figures/facts.json not found: report without figures "
-              "(run `drfidelity stage figures` first)", flush=True)
+    facts = {}
+    for dataset in params.datasets:
+        path = root / "figures" / dataset / "facts.json"
+        if path.exists():
+            facts[dataset] = json.loads(path.read_text())
+        else:
+            print(f"[report] {path} not found: {dataset} without figures "
+                  f"(run `drfidelity stage figures {dataset}` first)", flush=True)
     inputs = Inputs(params, aggregated, skipped, facts)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
@@ -63,12 +71,12 @@ def run(params: Params, root: Path) -> None:
     skipped_text = ("; ".join(f"{escape(r.method)} on {escape(r.dataset)} ({escape(r.reason)})"
                               for r in skipped.itertuples()) or "none")
     figures = {}
-    if facts is not None:
-        for dataset, key in PAPER_FIGURES:
-            if dataset in facts:
-                figures[f"{dataset}_{key}.png"] = (root / facts[dataset]["files"][key]).read_bytes()
+    for dataset, key in PAPER_FIGURES:
+        if dataset in facts:
+            figures[f"{dataset}_{key}.png"] = (root / facts[dataset]["files"][key]).read_bytes()
     write_array_dir(root / "paper" / "tables", {}, tables)
-    write_text(root / "paper" / "macros.tex", latex_macros(found, params, skipped_text))
+    write_text(root / "paper" / "macros.tex",
+               latex_macros(found, params, skipped_text, RECALL_K))
     for stale in sorted((root / "paper" / "figures").glob("*.png")):
         if stale.name not in figures:
             stale.unlink()

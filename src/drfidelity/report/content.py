@@ -1,7 +1,7 @@
 """What the report says, built from the results, the figure facts and the parameters.
 
 Every number in a sentence or caption is read from ``results/metrics_aggregated.csv``,
-``results/skipped_methods.csv``, ``figures/facts.json``, ``params.yaml`` or a constant of the
+``results/skipped_methods.csv``, ``figures/{dataset}/facts.json``, ``params.yaml`` or a constant of the
 code it describes; :func:`findings` computes them once, for REPORT and the paper's macros.
 """
 
@@ -20,7 +20,8 @@ from drfidelity.pipeline.params import Params, snr_label
 from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
-from drfidelity.report.tables import RankingTable, ranking_table
+from drfidelity.report.ranking import TOP_POINTS
+from drfidelity.report.tables import CRUSH_LIMIT, RankingTable, ranking_table
 from drfidelity.report.text import TITLES
 
 UPSTREAM = "DR Fidelity Benchmark v1.3.0 (toorpia/dr-fidelity-benchmark, MIT)"
@@ -37,7 +38,7 @@ class Inputs:
     params: Params
     aggregated: pd.DataFrame
     skipped: pd.DataFrame
-    facts: dict | None  # figures/facts.json, None when the figures stage has not run
+    facts: dict  # dataset -> figures/{dataset}/facts.json (absent: figures not built)
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset)
@@ -100,6 +101,11 @@ def findings(inputs: Inputs) -> dict[str, Any]:
         "worst_crush": worst_crush,
         "n_methods": len({m for f in per.values() for m in f["methods"]}),
     }
+
+
+def points_rule() -> str:
+    """"5/4/3/2/1": the points of places 1..TOP_POINTS."""
+    return "/".join(str(TOP_POINTS - i) for i in range(TOP_POINTS))
 
 
 def _and(items: list[str]) -> str:
@@ -179,7 +185,7 @@ def _missing_note(skipped: list[tuple[str, str]]) -> str:
 
 def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
     f = found["datasets"][dataset]
-    facts = (inputs.facts or {}).get(dataset)
+    facts = inputs.facts.get(dataset)
     snr = snr_label(inputs.params.snr)
     blocks: list[Block] = [Heading(2, TITLES[dataset]), Quote(blurb(dataset, inputs.params)),
                            Heading(3, f"{TITLES[dataset]} — SNR = {snr}")]
@@ -189,8 +195,8 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
     blocks.append(Table(f["table"]))
     blocks.append(Para(table_summary(f) + missing))
     if facts is None:
-        blocks.append(Quote("Figures not built in this run: `drfidelity stage figures` (run by "
-                            "`dvc repro`) draws them."))
+        blocks.append(Quote(f"Figures not built in this run: `drfidelity stage figures "
+                            f"{dataset}` (run by `dvc repro`) draws them."))
         return blocks
     for key in ("distance_distribution", "score_scatter", "shepard", "summary_heatmap", "rnx",
                 "rank_error_quality", "local_quality", "recall_bias"):
@@ -295,7 +301,7 @@ CAPTIONS = {"distance_distribution": _caption_distance, "score_scatter": _captio
 
 def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
     blocks: list[Block] = [Heading(2, "Reading guide")]
-    facts = inputs.facts or {}
+    facts = inputs.facts
     ds = "clusters" if "clusters" in found["datasets"] else inputs.params.datasets[0]
     f = found["datasets"][ds]
     blocks += [Heading(3, "Why the full ρ hides near structure"), Para(
@@ -317,12 +323,13 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         blocks.append(Figure(facts[dr]["files"]["recall_bias"],
                              _caption_recall(dr, facts[dr], found["datasets"][dr])))
     blocks += [Heading(3, "How to read the tables"), Bullets((
-        "**full pts / near pts** (and **outlier pts** on outliers): 5/4/3/2/1 points for places "
-        "1–5 in that column (exact ties keep the canonical method order); **Σ** is their sum. "
+        f"**full pts / near pts** (and **outlier pts** on outliers): {points_rule()} points "
+        f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
+        "order); **Σ** is their sum. "
         "Rows are sorted by Σ, then full ρ.",
         "**bold** = best in the column, *italic* = worst (ties all marked), including Σ; "
         "⚠ = outright failure: near or outlier ρ < 0, or the column's largest tightest-cluster "
-        "crush when it exceeds 5×.",
+        f"crush when it exceeds {CRUSH_LIMIT}×.",
         "**tight-cluster scale ×**: (within-cluster ÷ all-pairs median distance) of the "
         "tightest cluster in the data, divided by the same ratio in the map: > 1 crushed, "
         "< 1 inflated; best = closest to 1, no worst mark.",
@@ -373,9 +380,9 @@ def rebuild_section(params: Params) -> list[Block]:
         "Ranking tables: `drfidelity stage report` (the `report` stage) from "
         "`results/metrics_aggregated.csv` and `results/skipped_methods.csv`; the same model "
         "renders REPORT.md, REPORT.html and `paper/tables/*.tex`.",
-        "Figures: `drfidelity stage figures` from `data/`, `embeddings/` (lowest seed per "
-        "method) and the results tables; numbers quoted in captions are in "
-        "`figures/facts.json`.",
+        "Figures: `drfidelity stage figures <dataset>` from `data/`, `embeddings/` (lowest seed per "
+        "method) and the results tables, one dataset at a time; the numbers quoted in captions "
+        "are in `figures/<dataset>/facts.json`.",
         "A self-contained REPORT.html (figures inlined): "
         "`python -m drfidelity.report.standalone REPORT.html REPORT.standalone.html`.",
         "The paper: `make paper` (LaTeX, not needed by `dvc repro`).",

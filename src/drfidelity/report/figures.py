@@ -23,8 +23,8 @@ from scipy.spatial.distance import pdist
 
 from drfidelity.metrics import (auc_log_rnx, coranking_matrix, pointwise_quality, r_nx,
                                 rank_error_quality_from_coranking)
-from drfidelity.metrics.distances import distance_rows
 from drfidelity.metrics.bands import PERCENTILES, first_mode_threshold, percentile_thresholds
+from drfidelity.metrics.distances import distance_rows
 from drfidelity.report import style
 
 #: neighbourhood of interest and tolerated rank error of the point-wise quality colouring
@@ -231,7 +231,7 @@ def _draw_outliers(ax, Y, arrays) -> None:
                s=3, alpha=0.55, linewidths=0)
     directions = arrays["outlier_dir"]
     markers = {}
-    for q, (i, direction) in enumerate(zip(idx, directions)):
+    for i, direction in zip(idx, directions):
         member = markers.get(direction, 0)
         markers[direction] = member + 1
         ax.scatter(*Y[i], marker="*", s=70, c=[f"C{int(direction) % 10}"], edgecolors="black",

@@ -18,6 +18,8 @@ from drfidelity.methods import CANONICAL_ORDER
 from drfidelity.report.ranking import composite_points, row_order, scored_keys
 
 CI_MIN_WIDTH = 5e-4
+#: a tightest cluster crushed more than this (the column's largest value) is an outright failure
+CRUSH_LIMIT = 5
 
 
 @dataclass(frozen=True)
@@ -128,10 +130,10 @@ def _marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
 
 
 def _failures(column: Column, finite: dict[str, float]) -> list[str]:
-    """Outright failures: negative near or outlier rho; a crushed tightest cluster (> 5x)."""
+    """Outright failures: negative near or outlier rho; a crushed tightest cluster."""
     if column.key in ("shepard_near__vs_ambient", "outlier_shepard__vs_ambient"):
         return [m for m, v in finite.items() if v < 0]
     if column.kind == "scale" and finite:
         top = max(finite.values())
-        return [m for m, v in finite.items() if v == top and v > 5]
+        return [m for m, v in finite.items() if v == top and v > CRUSH_LIMIT]
     return []
