@@ -322,14 +322,27 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
     if dr in facts:
         blocks.append(Figure(facts[dr]["files"]["recall_bias"],
                              _caption_recall(dr, facts[dr], found["datasets"][dr])))
-    blocks += [Heading(3, "How to read the tables"), Bullets((
+    blocks += [Heading(3, "Glossary"), Bullets((
+        "**full ρ**: Spearman ρ between ambient and map distances over all N(N−1)/2 pairs "
+        "(global layout).",
+        "**near ρ**: the same over the pairs of the first-mode near band only — one fixed "
+        "radius for every point (near structure).",
+        "**outlier ρ / minority ρ**: the same over the pairs that involve an outlier / a "
+        "minority point.",
+        "**recall@k, trust@k, continuity@k**: k-nearest-neighbour measures (reference block, "
+        "biased as above).",
+        "**R_NX(K)**: share of K-neighbourhoods kept, rescaled so that 0 = random map and "
+        "1 = perfect; **Q′(κ_s, κ_t)**: share of pairs within κ_s neighbours whose rank error "
+        "is at most κ_t.",
+    )), Heading(3, "How to read the tables"), Bullets((
         f"**full pts / near pts** (and **outlier pts** on outliers): {points_rule()} points "
         f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
         "order); **Σ** is their sum. "
         "Rows are sorted by Σ, then full ρ.",
         "**bold** = best in the column, *italic* = worst (ties all marked), including Σ; "
         "⚠ = outright failure: near or outlier ρ < 0, or the column's largest tightest-cluster "
-        f"crush when it exceeds {CRUSH_LIMIT}×.",
+        f"crush when it exceeds {CRUSH_LIMIT}×. In REPORT.html: green = best, light red = "
+        "worst, dark red = outright failure; the greyed columns are the biased reference block.",
         "**tight-cluster scale ×**: (within-cluster ÷ all-pairs median distance) of the "
         "tightest cluster in the data, divided by the same ratio in the map: > 1 crushed, "
         "< 1 inflated; best = closest to 1, no worst mark.",

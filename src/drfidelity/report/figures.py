@@ -282,7 +282,10 @@ def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
 
 
 def recall_bias(view: DatasetView, analysis: Analysis) -> object:
-    """Why recall@k is biased: k-NN radii differ per point, a fixed band radius does not."""
+    """Why recall@k is biased: k-NN radii differ per point, a fixed band radius does not.
+
+    The right panel compares with the first-mode near band used everywhere else (the previous
+    release drew its fixed 5th-percentile radius here)."""
     fig = style.figure(style.FULL_WIDTH, 2.4)
     left, right = fig.subplots(1, 2)
     rng = np.random.default_rng(0)
