@@ -220,3 +220,44 @@ def test_deterministic_value_cells_equal_the_published_paper_tables(reference_di
             assert mine[method] == theirs[method], method
             compared += 1
     assert compared >= 2  # the published tables drop the last-ranked row (Isomap on three)
+
+
+# ---------------------------------------------------------------- computed prose and macros
+
+def published_inputs(published, skipped=None):
+    from drfidelity.pipeline.params import load_params
+    from drfidelity.report.content import Inputs
+
+    skipped = pd.DataFrame(skipped or [], columns=["dataset", "method", "reason"])
+    return Inputs(load_params(REPO / "params.yaml"), published, skipped, {})
+
+
+def test_findings_read_the_published_results(published):
+    from drfidelity.report.content import findings, headline
+
+    found = findings(published_inputs(published))
+    assert found["near_top"] == ("DREAMS", 5)  # benchmark.md §9.2: DREAMS leads on all five
+    assert found["datasets"]["density"]["sigma_winners"] == ["toorPIA"]
+    assert found["datasets"]["populations"]["sigma_winners"] == ["toorPIA", "DREAMS"]
+    crush, dataset, method = found["worst_crush"]
+    assert (dataset, method) == ("density", "PCC") and crush == pytest.approx(93.468, abs=5e-4)
+    assert found["datasets"]["clusters"]["near_pct"] == pytest.approx(100 * 70929 / 499500)
+    text = headline(found)
+    assert "**DREAMS**" in text and "5 of 5 datasets" in text and "93.5×" in text
+
+
+def test_macros_and_report_name_a_missing_method_with_its_reason(published):
+    from drfidelity.report.content import findings, report_blocks
+    from drfidelity.report.document import to_markdown
+    from drfidelity.report.latex import latex_macros
+
+    reason = "no cache and TOORPIA_API_KEY unset"
+    kept = published[published.method != "toorPIA"]
+    inputs = published_inputs(kept, [("density", "toorPIA", reason)])
+    found = findings(inputs)
+    report = to_markdown(report_blocks(inputs, found))
+    assert f"toorPIA on density: {reason}" in report and f"toorPIA not run — {reason}" in report
+    macros = latex_macros(found, inputs.params, "toorPIA on density", 15)
+    assert r"\newcommand{\DensityNearLeader}{DREAMS}" in macros
+    assert r"\newcommand{\SkippedNote}{toorPIA on density}" in macros
+    assert r"\newcommand{\OutliersScoredColumns}{3}" in macros
