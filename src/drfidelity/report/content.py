@@ -255,7 +255,8 @@ def _caption_shepard(dataset, facts, f) -> str:
 
 
 def _caption_heatmap(dataset, facts, f) -> str:
-    return ("**Summary** of the medians (near ρ, full ρ and the biased k-NN reference block). "
+    return ("**Summary** of the medians (near ρ, full ρ and the biased k-NN reference block; "
+            "cont. = continuity). "
             "Read across a row for a method's profile; colours clip at 0.")
 
 

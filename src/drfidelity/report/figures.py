@@ -47,7 +47,7 @@ SCATTER_X = {
 SCATTER_X_DEFAULT = ("shepard_near__vs_ambient", "near-band Shepard ρ (median)")
 HEATMAP_METRICS = (("shepard_near__vs_ambient", "near ρ"), ("full_shepard", "full ρ"),
                    ("recall_k15", "recall@15"), ("trust_k15", "trust@15"),
-                   ("cont_k15", "continuity@15"))
+                   ("cont_k15", "cont.@15"))
 
 
 def figure_names(dataset: str) -> dict[str, str]:
