@@ -1,4 +1,5 @@
-"""Ranking, highlighting and rendering (benchmark.md §5) from the published aggregated table."""
+"""Ranking, highlighting and rendering from the published aggregated table; Σ marks in every
+committed table; agreement with the v1.3.0 paper tables; computed prose and macros."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from drfidelity.report.markdown import markdown_table
 from drfidelity.report.ranking import composite_points
 from drfidelity.report.tables import format_value, ranking_table
 
-# benchmark.md §8.2: rows in Σ order with (points per scored column, Σ).
+# the v1.3.0 REPORT.md: rows in Σ order with (points per scored column, Σ).
 PUBLISHED_RANKING = {
     "density": [("toorPIA", (4, 4), 8), ("DREAMS", (1, 5), 6), ("PCC", (5, 0), 5),
                 ("PCA", (3, 1), 4), ("PyMDE", (2, 2), 4), ("t-SNE", (0, 3), 3),
@@ -31,7 +32,7 @@ PUBLISHED_RANKING = {
                     ("t-SNE", (0, 4), 4), ("PCA", (2, 1), 3), ("PyMDE", (1, 0), 1),
                     ("UMAP", (0, 0), 0), ("Isomap", (0, 0), 0)],
 }
-# §8.2 highlight summary: the outright-failure cells.
+# the v1.3.0 REPORT.md: the outright-failure cells.
 PUBLISHED_FAILURES = {
     "density": {("PCC", "near · first-mode band"), ("PCC", "tight-cluster scale ×"),
                 ("Isomap", "near · first-mode band")},
@@ -105,7 +106,7 @@ def test_renderers_keep_every_method(published):
     for method, _ in table.rows:
         assert f"| {method} |" in md
         assert f"\n{method} & " in tex
-    assert len(table.rows) == 8  # the previous release dropped the 8th row (§9.1)
+    assert len(table.rows) == 8  # the previous release dropped the 8th row
 
 
 # ---------------------------------------------------------------- Σ highlighting, every table
@@ -236,7 +237,7 @@ def test_findings_read_the_published_results(published):
     from drfidelity.report.content import findings, headline
 
     found = findings(published_inputs(published))
-    assert found["near_top"] == ("DREAMS", 5)  # benchmark.md §9.2: DREAMS leads on all five
+    assert found["near_top"] == ("DREAMS", 5)  # the v1.3.0 tables: DREAMS leads on all five
     assert found["datasets"]["density"]["sigma_winners"] == ["toorPIA"]
     assert found["datasets"]["populations"]["sigma_winners"] == ["toorPIA", "DREAMS"]
     crush, dataset, method = found["worst_crush"]

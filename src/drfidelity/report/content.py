@@ -370,8 +370,8 @@ def methodology(inputs: Inputs, found: dict) -> list[Block]:
         f"mode), else the {bands.FALLBACK_PERCENTILE}th percentile.",
         "**Fixed radius, not k.** One radius for every point keeps the comparison fair across "
         "densities; the per-point (variable-radius) ρ is computed for contrast only.",
-        "**Not circular.** Every scored metric compares the map with the noisy ambient data the "
-        "methods saw; the clean-truth (`__vs_truth`) block is stored beside it.",
+        "**Not circular.** Every column that earns points compares the map with the noisy "
+        "ambient data the methods saw; the clean-truth (`__vs_truth`) block is stored beside it.",
         "**Rank-based quality** (new here): co-ranking matrix, R_NX(K) and its log-K AUC (Lee & "
         "Verleysen 2009), and the two-parameter rank-error quality Q′(κ_s, κ_t) with its "
         "point-wise form (Lueks et al. 2011), all from `drfidelity.metrics`. Q′ is divided by "
@@ -383,8 +383,8 @@ def methodology(inputs: Inputs, found: dict) -> list[Block]:
         "see docs/methods.md.",
         f"**toorPIA.** {toorpia}",
         f"**Scope.** Synthetic data with known geometry, N = {params.n}, D = {params.d}, "
-        f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at their default "
-        "settings. Not yet in this report (their stages are built separately): "
+        f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at the settings of "
+        "`params.yaml` (`method_params`). Not yet in this report (their stages are built separately): "
         + ", ".join(SUPPLEMENTS_PENDING) + ".",
     ))]
 

@@ -1,6 +1,7 @@
-"""LaTeX paper tables (booktabs) rendered from the ranking-table model (benchmark.md §5.6).
+"""LaTeX paper tables (booktabs) rendered from the ranking-table model, and the paper's macros.
 
-Unlike the previous release, every method row is kept (it silently dropped the 8th, §9.1).
+Unlike the previous release, every method row is kept (its generator silently dropped the
+8th).
 """
 
 from __future__ import annotations

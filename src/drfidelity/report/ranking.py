@@ -1,4 +1,4 @@
-"""Composite distance-fidelity ranking (benchmark.md §5.1).
+"""Composite distance-fidelity ranking (the rule of the DR Fidelity Benchmark v1.3.0).
 
 Per scored column, methods are sorted by descending median (missing values last); the stable
 sort keeps the canonical method order on exact ties, and medians are compared unrounded.

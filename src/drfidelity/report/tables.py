@@ -1,4 +1,4 @@
-"""The per-dataset ranking table as data: columns, cell texts and highlight marks (§5.2).
+"""The per-dataset ranking table as data: columns, cell texts and highlight marks.
 
 REPORT.md and the LaTeX paper tables render this one model, so they cannot disagree.
 Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both).
