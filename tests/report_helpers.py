@@ -40,8 +40,8 @@ def require_tool(name: str) -> str:
     """Path of executable ``name``; a missing tool skips locally but fails under CI."""
     path = shutil.which(name)
     if path is None:
-        message = (f"{name} not found (Debian: apt-get install -y chromium poppler-utils latexmk "
-                   "texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended)")
+        message = (f"{name} not found (Debian: apt-get install -y --no-install-recommends "
+                   "chromium poppler-utils latexmk texlive-latex-recommended)")
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)

@@ -104,3 +104,15 @@ def test_recall_bias_kth_distance_counts_from_the_nearest_other_point():
     analysis = figures.analyse(view)
     assert analysis.k == 5  # capped at N - 1
     assert analysis.kth_distance.tolist() == [5.0, 4.0, 3.0, 3.0, 4.0, 5.0]
+
+
+def test_only_matplotlibs_own_fonts_are_used():
+    from pathlib import Path
+
+    import matplotlib
+    from matplotlib import font_manager
+
+    bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    assert font_manager.fontManager.ttflist
+    assert {Path(f.fname).parent for f in font_manager.fontManager.ttflist} == {bundled}
+    assert Path(font_manager.findfont("DejaVu Sans")).parent == bundled

@@ -33,11 +33,25 @@ RC = {
     "font.size": 8, "axes.titlesize": 8, "axes.labelsize": 8, "xtick.labelsize": 7,
     "ytick.labelsize": 7, "legend.fontsize": 7, "figure.titlesize": 9,
     "axes.spines.top": False, "axes.spines.right": False, "savefig.dpi": DPI,
-    "path.simplify": False,
+    "path.simplify": False, "font.family": "DejaVu Sans",
 }
 PNG_METADATA = {"Software": None}
+
+
+def _use_bundled_fonts_only() -> None:
+    """Draw text only with the fonts shipped inside matplotlib's wheel, so that a host's own
+    fonts (a system copy of DejaVu Sans, say) can never change the PNG bytes."""
+    from matplotlib import font_manager
+
+    bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    manager = font_manager.fontManager
+    manager.ttflist = [f for f in manager.ttflist if Path(f.fname).parent == bundled]
+    manager._findfont_cached.cache_clear()  # lookups made before the filter
+
+
 # Applied on import: this module is only imported to draw the benchmark's figures, and artists
 # read the style when they are created, so it must be in place before the first one.
+_use_bundled_fonts_only()
 matplotlib.rcParams.update(RC)
 
 
