@@ -129,10 +129,10 @@ def assert_sigma_marks(sigmas: list[tuple[int, str | None]], where: str) -> None
 def markdown_sigmas(text: str) -> list[list[tuple[int, str | None]]]:
     tables, current, column = [], None, None
     for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else None
-        if cells is None:
+        if not line.startswith("|"):
             current = column = None
             continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if column is None:
             if "Σ" in cells:
                 column, current = cells.index("Σ"), []

@@ -1,8 +1,8 @@
 """What the report says, built from the results, the figure facts and the parameters.
 
 Every number in a sentence or caption is read from ``results/metrics_aggregated.csv``,
-``results/skipped_methods.csv``, ``figures/{dataset}/facts.json``, ``params.yaml`` or a constant of the
-code it describes; :func:`findings` computes them once, for REPORT and the paper's macros.
+``results/skipped_methods.csv``, ``figures/{dataset}/facts.json``, ``params.yaml`` or a
+constant of the code it describes; :func:`findings` computes them once, for REPORT and the paper's macros.
 """
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ def config_lines(params: Params) -> list[str]:
         f"SNR = {snr_label(params.snr)}, data seed {params.data_seed}.",
         f"Methods: {', '.join(params.methods)}; stochastic methods "
         f"({', '.join(stochastic) or 'none'}) run "
-        + (f"seeds 0–{params.seeds - 1}" if params.seeds > 1 else "seed 0") + ", the others once.",
+        + (f"seeds 0–{params.seeds - 1}" if params.seeds > 1 else "seed 0")
+        + ", the others once.",
         f"Bootstrap: {params.bootstrap.n_boot} resamples, seed {params.bootstrap.seed}, "
         f"{100 * (1 - params.bootstrap.alpha):g}% CIs of the median.",
         "Every metric is exact on all N(N−1)/2 pairs; per-run values are in "
@@ -384,7 +385,8 @@ def methodology(inputs: Inputs, found: dict) -> list[Block]:
         f"**toorPIA.** {toorpia}",
         f"**Scope.** Synthetic data with known geometry, N = {params.n}, D = {params.d}, "
         f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at the settings of "
-        "`params.yaml` (`method_params`). Not yet in this report (their stages are built separately): "
+        "`params.yaml` (`method_params`). Not yet in this report (their stages are built "
+        "separately): "
         + ", ".join(SUPPLEMENTS_PENDING) + ".",
     ))]
 
@@ -394,8 +396,8 @@ def rebuild_section(params: Params) -> list[Block]:
         "Ranking tables: `drfidelity stage report` (the `report` stage) from "
         "`results/metrics_aggregated.csv` and `results/skipped_methods.csv`; the same model "
         "renders REPORT.md, REPORT.html and `paper/tables/*.tex`.",
-        "Figures: `drfidelity stage figures <dataset>` from `data/`, `embeddings/` (lowest seed per "
-        "method) and the results tables, one dataset at a time; the numbers quoted in captions "
+        "Figures: `drfidelity stage figures <dataset>` from `data/`, `embeddings/` (lowest seed "
+        "per method) and the results tables, one dataset at a time; the numbers quoted in captions "
         "are in `figures/<dataset>/facts.json`.",
         "A self-contained REPORT.html (figures inlined): "
         "`python -m drfidelity.report.standalone REPORT.html REPORT.standalone.html`.",

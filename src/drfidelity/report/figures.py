@@ -422,7 +422,8 @@ def local_quality(view: DatasetView, analysis: Analysis) -> object:
         _method_title(ax, method, f"mean Q′ᵢ = {q.mean():.3f}")
     if image is not None:
         fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
-                     label=f"point-wise Q′ᵢ (κ_s = {POINTWISE_KAPPA_S}, κ_t = {POINTWISE_KAPPA_T})")
+                     label=f"point-wise Q′ᵢ (κ_s = {POINTWISE_KAPPA_S}, "
+                           f"κ_t = {POINTWISE_KAPPA_T})")
     return fig
 
 
