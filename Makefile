@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: venv repro verify test test-slow kick bench lock
+.PHONY: venv repro verify test test-slow kick bench lock paper
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
@@ -32,3 +32,6 @@ bench: venv           ## metric-engine and method timings (see benchmarks/README
 
 lock:                 ## re-resolve requirements/requirements.lock from requirements.in
 	tools/lock.sh
+
+paper:                ## typeset paper/main.pdf (needs latexmk + TeX Live; dvc repro does not)
+	cd paper && SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=nonstopmode -halt-on-error main.tex

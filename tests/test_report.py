@@ -1,6 +1,11 @@
-"""Ranking, highlighting and rendering (benchmark.md §5) from the published aggregated table."""
+"""Ranking, highlighting and rendering from the published aggregated table; Σ marks in every
+committed table; agreement with the v1.3.0 paper tables; computed prose and macros."""
 
 from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -8,9 +13,9 @@ import pytest
 from drfidelity.report.latex import latex_cell, latex_table
 from drfidelity.report.markdown import markdown_table
 from drfidelity.report.ranking import composite_points
-from drfidelity.report.tables import format_value, ranking_table
+from drfidelity.report.tables import format_value, headline, ranking_table
 
-# benchmark.md §8.2: rows in Σ order with (points per scored column, Σ).
+# the v1.3.0 REPORT.md: rows in Σ order with (points per scored column, Σ).
 PUBLISHED_RANKING = {
     "density": [("toorPIA", (4, 4), 8), ("DREAMS", (1, 5), 6), ("PCC", (5, 0), 5),
                 ("PCA", (3, 1), 4), ("PyMDE", (2, 2), 4), ("t-SNE", (0, 3), 3),
@@ -28,7 +33,7 @@ PUBLISHED_RANKING = {
                     ("t-SNE", (0, 4), 4), ("PCA", (2, 1), 3), ("PyMDE", (1, 0), 1),
                     ("UMAP", (0, 0), 0), ("Isomap", (0, 0), 0)],
 }
-# §8.2 highlight summary: the outright-failure cells.
+# the v1.3.0 REPORT.md: the outright-failure cells.
 PUBLISHED_FAILURES = {
     "density": {("PCC", "near · first-mode band"), ("PCC", "tight-cluster scale ×"),
                 ("Isomap", "near · first-mode band")},
@@ -102,4 +107,176 @@ def test_renderers_keep_every_method(published):
     for method, _ in table.rows:
         assert f"| {method} |" in md
         assert f"\n{method} & " in tex
-    assert len(table.rows) == 8  # the previous release dropped the 8th row (§9.1)
+    assert len(table.rows) == 8  # the previous release dropped the 8th row
+
+
+# ---------------------------------------------------------------- Σ highlighting, every table
+
+REPO = Path(__file__).resolve().parents[1]
+MD_MARK = re.compile(r"^(\*\*|\*)?(-?\d+)(?:\*\*|\*)?$")
+TEX_MARK = re.compile(r"^(?:\\text(bf|it)\{)?(-?\d+)\}?$")
+
+
+def assert_sigma_marks(sigmas: list[tuple[int, str | None]], where: str) -> None:
+    """Bold exactly on the highest Σ, italic exactly on the lowest (when they differ)."""
+    values = [v for v, _ in sigmas]
+    for value, mark in sigmas:
+        expected = None
+        if len(set(values)) > 1:
+            expected = "best" if value == max(values) else "worst" if value == min(values) else None
+        assert mark == expected, f"{where}: Σ {value} marked {mark}, expected {expected}"
+
+
+def markdown_sigmas(text: str) -> list[list[tuple[int, str | None]]]:
+    tables, current, column = [], None, None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            current = column = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if column is None:
+            if "Σ" in cells:
+                column, current = cells.index("Σ"), []
+                tables.append(current)
+            continue
+        if set(cells[column]) <= {"-", " "}:
+            continue
+        match = MD_MARK.match(cells[column])
+        assert match, f"unexpected Σ cell {cells[column]!r}"
+        mark = {"**": "best", "*": "worst", None: None}[match.group(1)]
+        current.append((int(match.group(2)), mark))
+    return tables
+
+
+def latex_sigmas(text: str) -> list[tuple[int, str | None]]:
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("method &"))
+    column = [c.strip() for c in header.rstrip("\\ ").split("&")].index(r"$\Sigma$")
+    body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]
+    out = []
+    for line in body:
+        cell = [c.strip() for c in line.rstrip("\\ ").split("&")][column]
+        match = TEX_MARK.match(cell)
+        assert match, f"unexpected Σ cell {cell!r}"
+        out.append((int(match.group(2)), {"bf": "best", "it": "worst", None: None}[match.group(1)]))
+    return out
+
+
+@pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
+def test_sigma_is_bold_only_on_best_and_italic_only_on_worst(published, dataset):
+    table = ranking_table(published, dataset)
+    (sigmas,) = markdown_sigmas(markdown_table(table))
+    assert_sigma_marks(sigmas, f"{dataset} markdown")
+    assert_sigma_marks(latex_sigmas(latex_table(table, title="t", caption_note="n")),
+                       f"{dataset} latex")
+    assert [m for _, m in sigmas].count("best") >= 1 and "worst" in [m for _, m in sigmas]
+
+
+def test_committed_report_and_paper_tables_mark_sigma_right():
+    report = (REPO / "REPORT.md").read_text()
+    tables = markdown_sigmas(report)
+    assert len(tables) == len(list((REPO / "paper" / "tables").glob("*.tex"))) >= 5
+    for i, sigmas in enumerate(tables):
+        assert_sigma_marks(sigmas, f"REPORT.md table {i + 1}")
+    for path in sorted((REPO / "paper" / "tables").glob("*.tex")):
+        assert_sigma_marks(latex_sigmas(path.read_text()), path.name)
+
+
+def test_sigma_check_catches_the_old_all_bold_rule():
+    with pytest.raises(AssertionError):
+        assert_sigma_marks([(8, "best"), (6, "best"), (0, "best")], "all bold")
+
+
+# ------------------------------------------------- agreement with the v1.3.0 paper tables
+
+CELL_MARKUP = re.compile(r"\\text(?:bf|it)\{(.*)\}$")
+
+
+def value_cells(tex: str) -> dict[str, list[str]]:
+    """method -> value cells (points and Σ excluded) with bold/italic/dagger stripped."""
+    lines = tex.splitlines()
+    header = [c.strip() for c in next(l for l in lines if l.startswith("method &"))
+              .rstrip("\\ ").split("&")]
+    skip = {"full", "near", "outl.", r"$\Sigma$", "method"}
+    keep = [i for i, h in enumerate(header) if h not in skip]
+    rows = {}
+    for line in lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]:
+        cells = [c.strip() for c in line.rstrip("\\ ").split("&")]
+        cleaned = []
+        for i in keep:
+            cell = cells[i].replace(r"\,\textsuperscript{\dag}", "")
+            match = CELL_MARKUP.match(cell)
+            cleaned.append(match.group(1) if match else cell)
+        rows[cells[0]] = cleaned
+    return rows
+
+
+@pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
+def test_deterministic_value_cells_equal_the_published_paper_tables(reference_dir, dataset):
+    ours = pd.read_csv(REPO / "results" / "metrics_aggregated.csv", float_precision="round_trip")
+    mine = value_cells(latex_table(ranking_table(ours, dataset), title="t", caption_note="n"))
+    theirs = value_cells((reference_dir / "published_paper_tables" / f"{dataset}.tex").read_text())
+    compared = 0
+    for method in ("toorPIA", "PCA", "Isomap"):
+        if method in theirs and method in mine:
+            assert mine[method] == theirs[method], method
+            compared += 1
+    assert compared >= 2  # the published tables drop the last-ranked row (Isomap on three)
+
+
+# ---------------------------------------------------------------- computed prose and macros
+
+def published_inputs(published, skipped=None):
+    from drfidelity.pipeline.params import load_params
+    from drfidelity.report.content import Inputs
+
+    skipped = pd.DataFrame(skipped or [], columns=["dataset", "method", "reason"])
+    return Inputs(load_params(REPO / "params.yaml"), published, skipped, {})
+
+
+def test_findings_read_the_published_results(published):
+    from drfidelity.report.content import findings, headline
+
+    found = findings(published_inputs(published))
+    assert found["near_top"] == ("DREAMS", 5)  # the v1.3.0 tables: DREAMS leads on all five
+    assert found["datasets"]["density"]["sigma_winners"] == ["toorPIA"]
+    assert found["datasets"]["populations"]["sigma_winners"] == ["toorPIA", "DREAMS"]
+    crush, dataset, method = found["worst_crush"]
+    assert (dataset, method) == ("density", "PCC") and crush == pytest.approx(93.468, abs=5e-4)
+    assert found["datasets"]["clusters"]["near_pct"] == pytest.approx(100 * 70929 / 499500)
+    text = headline(found)
+    assert "**DREAMS**" in text and "5 of 5 datasets" in text and "93.5×" in text
+
+
+def test_macros_and_report_name_a_missing_method_with_its_reason(published):
+    from drfidelity.report.content import findings, report_blocks
+    from drfidelity.report.document import to_markdown
+    from drfidelity.report.latex import latex_macros
+
+    reason = "no cache and TOORPIA_API_KEY unset"
+    kept = published[published.method != "toorPIA"]
+    inputs = published_inputs(kept, [("density", "toorPIA", reason)])
+    found = findings(inputs)
+    report = to_markdown(report_blocks(inputs, found))
+    assert f"toorPIA on density: {reason}" in report and f"toorPIA not run — {reason}" in report
+    macros = latex_macros(found, inputs.params, "toorPIA on density", 15)
+    assert r"\newcommand{\DensityNearLeader}{DREAMS}" in macros
+    assert r"\newcommand{\SkippedNote}{toorPIA on density}" in macros
+    assert r"\newcommand{\OutliersScoredColumns}{3}" in macros
+
+
+def test_headline_metrics_are_the_tables_numbers():
+    """results/headline.json (the DVC metrics file): per dataset and method the full and near
+    rho medians of the aggregated table and the table's Σ; the committed file is that."""
+    aggregated = pd.read_csv(REPO / "results" / "metrics_aggregated.csv",
+                             float_precision="round_trip")
+    committed = json.loads((REPO / "results" / "headline.json").read_text())
+    for dataset in sorted(set(aggregated.dataset)):
+        table = ranking_table(aggregated, dataset)
+        total = [c.key for c in table.columns].index("total")
+        sigma = {method: int(cells[total].text) for method, cells in table.rows}
+        ours = headline(aggregated, dataset)
+        assert {m: v["sigma"] for m, v in ours.items()} == sigma
+        rows = aggregated[(aggregated.dataset == dataset) & (aggregated.metric == "full_shepard")]
+        assert {m: v["full_rho"] for m, v in ours.items()} == dict(zip(rows.method, rows["median"]))
+        assert committed[dataset] == ours

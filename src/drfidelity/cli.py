@@ -55,10 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     stage = sub.add_parser(
         "stage", parents=[common], help="run one pipeline stage (what dvc.yaml calls)",
         description="Run one stage of the DVC pipeline with the values of params.yaml. "
-                    "generate/embed/score take a dataset name; aggregate/report take none. "
+                    "generate/embed/score/figures take a dataset name; aggregate/report take none. "
                     "Always runs in exact numerics (see drfidelity.runtime).")
     stage.add_argument("name", choices=STAGES)
-    stage.add_argument("dataset", nargs="?", help="dataset name (generate, embed, score)")
+    stage.add_argument("dataset", nargs="?", help="dataset name (generate, embed, score, figures)")
     stage.add_argument("--params", type=Path, default=Path("params.yaml"),
                        help="parameter file (default: params.yaml)")
     stage.add_argument("--jobs", type=int, default=None,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from drfidelity.pipeline.params import Params
 
-PER_DATASET = ("generate", "embed", "score")
+PER_DATASET = ("generate", "embed", "score", "figures")
 STAGES = PER_DATASET + ("aggregate", "report")
 
 

@@ -44,6 +44,15 @@ def bridges_path(root: Path, dataset: str) -> Path:
     return results_dir(root) / "per_run" / f"{dataset}.bridges.csv"
 
 
+def figures_dir(root: Path, dataset: str) -> Path:
+    return root / "figures" / dataset
+
+
+def facts_path(root: Path, dataset: str) -> Path:
+    """The numbers the figures of ``dataset`` show, which the report's captions quote."""
+    return figures_dir(root, dataset) / "facts.json"
+
+
 def data_identity(params: Params, dataset: str) -> dict:
     """What the data of ``dataset`` is a function of (besides the code)."""
     return {"n": params.n, "d": params.d, "data_seed": params.data_seed,

@@ -1,4 +1,4 @@
-"""Composite distance-fidelity ranking (benchmark.md §5.1).
+"""Composite distance-fidelity ranking (the rule of the DR Fidelity Benchmark v1.3.0).
 
 Per scored column, methods are sorted by descending median (missing values last); the stable
 sort keeps the canonical method order on exact ties, and medians are compared unrounded.
@@ -11,6 +11,8 @@ import math
 from typing import Mapping, Sequence
 
 MISSING = -1e9
+#: points of the first place; each later place earns one less, never below 0.
+TOP_POINTS = 5
 
 #: scored key -> points column name; outliers add the outlier-pair column.
 SCORED = {"full_shepard": "full pts", "shepard_near__vs_ambient": "near pts"}
@@ -35,7 +37,7 @@ def composite_points(medians: Mapping[str, Mapping[str, float]], methods: Sequen
 
         for place, method in enumerate(sorted(methods, key=value, reverse=True)):
             has_value = value(method) != MISSING
-            points[method][key] = max(0, 5 - place) if has_value else None
+            points[method][key] = max(0, TOP_POINTS - place) if has_value else None
     for method in methods:
         points[method]["total"] = sum(p for k, p in points[method].items() if p is not None)
     return points

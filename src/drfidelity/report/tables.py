@@ -1,8 +1,9 @@
-"""The per-dataset ranking table as data: columns, cell texts and highlight marks (§5.2).
+"""The per-dataset ranking table as data: columns, cell texts and highlight marks.
 
 REPORT.md and the LaTeX paper tables render this one model, so they cannot disagree.
-Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both),
-``total`` (the points sum).
+Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both).
+The points sum Σ is marked like any higher-is-better column: bold only on the best total,
+italic only on the worst (the previous release bolded every Σ cell, so bold did not mean best).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from drfidelity.methods import CANONICAL_ORDER
 from drfidelity.report.ranking import composite_points, row_order, scored_keys
 
 CI_MIN_WIDTH = 5e-4
+#: a tightest cluster crushed more than this (the column's largest value) is an outright failure
+CRUSH_LIMIT = 5
 
 
 @dataclass(frozen=True)
@@ -80,13 +83,29 @@ def format_value(median: float, lo: float, hi: float, n_runs: int) -> str:
     return text
 
 
-def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
-    """Build the ranking table of ``dataset`` from the aggregated long table."""
+def _dataset_stats(aggregated: pd.DataFrame, dataset: str):
+    """(methods in canonical order, aggregated rows by method and metric, medians)."""
     subset = aggregated[aggregated["dataset"] == dataset]
     present = set(subset["method"])
     methods = [m for m in CANONICAL_ORDER if m in present]
     stats = {m: {r.metric: r for r in subset[subset["method"] == m].itertuples()} for m in methods}
     medians = {m: {k: r.median for k, r in stats[m].items()} for m in methods}
+    return methods, stats, medians
+
+
+def headline(aggregated: pd.DataFrame, dataset: str) -> dict[str, dict[str, float]]:
+    """Per method: the full and near ρ medians and the ranking total Σ (what ``dvc metrics``
+    and ``dvc exp show`` compare)."""
+    methods, _, medians = _dataset_stats(aggregated, dataset)
+    points = composite_points(medians, methods, list(scored_keys(dataset)))
+    return {m: {"full_rho": medians[m]["full_shepard"],
+                "near_rho": medians[m]["shepard_near__vs_ambient"],
+                "sigma": points[m]["total"]} for m in methods}
+
+
+def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
+    """Build the ranking table of ``dataset`` from the aggregated long table."""
+    methods, stats, medians = _dataset_stats(aggregated, dataset)
     keys = list(scored_keys(dataset))
     points = composite_points(medians, methods, keys)
     columns = columns_for(dataset)
@@ -111,8 +130,6 @@ def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
 
 
 def _marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
-    if column.kind == "total":
-        return {m: "total" for m in values}
     finite = {m: float(v) for m, v in values.items() if v is not None and not math.isnan(v)}
     marks: dict[str, str] = {}
     if len(set(finite.values())) > 1:
@@ -129,10 +146,10 @@ def _marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
 
 
 def _failures(column: Column, finite: dict[str, float]) -> list[str]:
-    """Outright failures: negative near or outlier rho; a crushed tightest cluster (> 5x)."""
+    """Outright failures: negative near or outlier rho; a crushed tightest cluster."""
     if column.key in ("shepard_near__vs_ambient", "outlier_shepard__vs_ambient"):
         return [m for m, v in finite.items() if v < 0]
     if column.kind == "scale" and finite:
         top = max(finite.values())
-        return [m for m, v in finite.items() if v == top and v > 5]
+        return [m for m, v in finite.items() if v == top and v > CRUSH_LIMIT]
     return []

@@ -1,0 +1,432 @@
+"""What the report says, built from the results, the figure facts and the parameters.
+
+Every number in a sentence or caption is read from ``results/metrics_aggregated.csv``,
+``results/skipped_methods.csv``, ``figures/{dataset}/facts.json``, ``params.yaml`` or a
+constant of the code it describes; :func:`findings` computes them once, for REPORT and the paper's macros.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from drfidelity.metrics import bands
+from drfidelity.methods import METHODS
+from drfidelity.pipeline.params import Params, snr_label
+from drfidelity.report import figures as fig
+from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
+                                        Table, slug)
+from drfidelity.report.ranking import TOP_POINTS
+from drfidelity.report.tables import CRUSH_LIMIT, RankingTable, ranking_table
+from drfidelity.report.text import TITLES
+
+UPSTREAM = "DR Fidelity Benchmark v1.3.0 (toorpia/dr-fidelity-benchmark, MIT)"
+COMPARISON = "docs/methods.md#agreement-with-the-reference-release-v130"
+#: sections the supplements add once their stages exist (time series, stability, add-plot,
+#: noise dims, sweeps, hyper-parameters); listed in the report as not yet built.
+SUPPLEMENTS_PENDING = ("time series (random walks)", "run-to-run stability",
+                       "out-of-sample add-plot", "noise dimensions", "single-knob sweeps",
+                       "hyper-parameter sensitivity")
+
+
+@dataclass
+class Inputs:
+    params: Params
+    aggregated: pd.DataFrame
+    skipped: pd.DataFrame
+    facts: dict  # dataset -> figures/{dataset}/facts.json (absent: figures not built)
+
+    def table(self, dataset: str) -> RankingTable:
+        return ranking_table(self.aggregated, dataset)
+
+    def median(self, dataset: str, method: str, metric: str) -> float:
+        a = self.aggregated
+        rows = a[(a.dataset == dataset) & (a.method == method) & (a.metric == metric)]
+        return float(rows["median"].iloc[0]) if len(rows) else math.nan
+
+    def skipped_on(self, dataset: str) -> list[tuple[str, str]]:
+        rows = self.skipped[self.skipped.dataset == dataset]
+        return [(r.method, r.reason) for r in rows.itertuples()]
+
+
+def _best(values: dict[str, float]) -> tuple[str | None, float]:
+    finite = {m: v for m, v in values.items() if not math.isnan(v)}
+    if not finite:
+        return None, math.nan
+    method = max(finite, key=finite.get)  # first in canonical order on ties
+    return method, finite[method]
+
+
+def findings(inputs: Inputs) -> dict[str, Any]:
+    """Per dataset: the table, Σ winners, near/full ρ leaders, worst crush, band share; and
+    the counts across datasets the headline quotes."""
+    per: dict[str, dict[str, Any]] = {}
+    for dataset in inputs.params.datasets:
+        table = inputs.table(dataset)
+        methods = [m for m, _ in table.rows]
+        sigma_col = [c.key for c in table.columns].index("total")
+        sigma = {m: int(cells[sigma_col].text) for m, cells in table.rows}
+        top = max(sigma.values()) if sigma else 0
+        near = {m: inputs.median(dataset, m, "shepard_near__vs_ambient") for m in methods}
+        full = {m: inputs.median(dataset, m, "full_shepard") for m in methods}
+        crush = {m: inputs.median(dataset, m, "tight_over_compression") for m in methods}
+        pct = [inputs.median(dataset, m, "near_band_pct__vs_ambient") for m in methods]
+        pct = next((p for p in pct if not math.isnan(p)), math.nan)
+        headers = [c.header for c in table.columns]
+        per[dataset] = {
+            "table": table, "methods": methods, "sigma": sigma,
+            "sigma_winners": [m for m in methods if sigma[m] == top], "sigma_max": top,
+            "near_leader": _best(near), "full_leader": _best(full), "crush": _best(crush),
+            "near_pct": pct, "outvote": (100 - pct) / pct if pct > 0 else math.nan,
+            "failures": [(m, headers[i]) for m, cells in table.rows
+                         for i, c in enumerate(cells) if c.mark == "crit"],
+            "skipped": inputs.skipped_on(dataset),
+        }
+    n = len(per)
+    sigma_wins = Counter(m for f in per.values() for m in f["sigma_winners"])
+    near_wins = Counter(f["near_leader"][0] for f in per.values() if f["near_leader"][0])
+    crushes = [(f["crush"][1], d, f["crush"][0]) for d, f in per.items()
+               if f["crush"][0] is not None]
+    worst_crush = max(crushes) if crushes else (math.nan, None, None)
+    return {
+        "datasets": per, "n_datasets": n,
+        "sigma_top": sigma_wins.most_common(1)[0] if sigma_wins else (None, 0),
+        "near_top": near_wins.most_common(1)[0] if near_wins else (None, 0),
+        "full_not_near": sum(1 for f in per.values()
+                             if f["full_leader"][0] != f["near_leader"][0]),
+        "worst_crush": worst_crush,
+        "n_methods": len({m for f in per.values() for m in f["methods"]}),
+    }
+
+
+def points_rule() -> str:
+    """"5/4/3/2/1": the points of places 1..TOP_POINTS."""
+    return "/".join(str(TOP_POINTS - i) for i in range(TOP_POINTS))
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _count(k: int, n: int) -> str:
+    return f"{k} of {n} dataset{'s' if n != 1 else ''}"
+
+
+def config_lines(params: Params) -> list[str]:
+    stochastic = [m for m in params.methods if METHODS[m].stochastic]
+    return [
+        f"Datasets: {', '.join(params.datasets)}; N = {params.n}, D = {params.d}, "
+        f"SNR = {snr_label(params.snr)}, data seed {params.data_seed}.",
+        f"Methods: {', '.join(params.methods)}; stochastic methods "
+        f"({', '.join(stochastic) or 'none'}) run "
+        + (f"seeds 0–{params.seeds - 1}" if params.seeds > 1 else "seed 0")
+        + ", the others once.",
+        f"Bootstrap: {params.bootstrap.n_boot} resamples, seed {params.bootstrap.seed}, "
+        f"{100 * (1 - params.bootstrap.alpha):g}% CIs of the median.",
+        "Every metric is exact on all N(N−1)/2 pairs; per-run values are in "
+        "`results/metrics_per_run.csv`, medians and CIs in `results/metrics_aggregated.csv`.",
+    ]
+
+
+def headline(found: dict) -> str:
+    n = found["n_datasets"]
+    (sigma_m, sigma_k), (near_m, near_k) = found["sigma_top"], found["near_top"]
+    crush, crush_ds, crush_m = found["worst_crush"]
+    parts = []
+    if sigma_m:
+        parts.append(f"**{sigma_m}** has the highest Σ (shared or alone) on {_count(sigma_k, n)}")
+    if near_m:
+        parts.append(f"**{near_m}** keeps the near structure best (highest first-mode near-band "
+                     f"ρ) on {_count(near_k, n)}")
+    text = "; ".join(parts) + "."
+    text += (f" The method with the best full ρ is not the one with the best near ρ on "
+             f"{_count(found['full_not_near'], n)}: a high global ρ does not say that near "
+             "pairs are kept.")
+    if crush_m is not None and crush > 1:
+        text += (f" The largest crush of a tightest cluster is **{crush_m}** on {crush_ds}: "
+                 f"relative to the whole map it is {crush:.1f}× smaller than in the data.")
+    return text
+
+
+# ------------------------------------------------------------------------- per-dataset text
+
+def blurb(dataset: str, params: Params) -> str:
+    p = params.dataset_params.get(dataset, {})
+    knob = lambda key, default=None: p.get(key, default)  # noqa: E731
+    if dataset == "density":
+        return ("A wide uniform box, a tight Gaussian core and a thin spherical shell in one "
+                "latent cloud: does the map keep the core's scale and the order of near pairs?")
+    if dataset == "clusters":
+        return (f"Gaussian clusters on orthogonal axes; every inter-centroid distance is "
+                f"{knob('dynamic_range', 20.0):g}× the median within-cluster nearest-neighbour "
+                "spacing, so the first-mode near band is the within-cluster pairs.")
+    if dataset == "transition":
+        loop = "a closed loop" if knob("closed_loop", True) else "a chain"
+        return f"Dense states joined by {loop} of sparse bridges; colour = position along it."
+    if dataset == "outliers":
+        return ("A clustered bulk plus pairs of outliers displaced off the bulk's subspace "
+                f"({knob('outlier_factor', 3.0):g}× the bulk radius of gyration); the third "
+                "scored column ranks Spearman ρ over the outlier-involving pairs.")
+    if dataset == "populations":
+        frac = knob("minority_frac", 0.05)
+        return (f"A {100 * (1 - frac):g}% majority and a {100 * frac:g}% minority, each with "
+                "its own clusters, in orthogonal subspaces: is the minority's structure kept?")
+    return TITLES.get(dataset, dataset)
+
+
+def _missing_note(skipped: list[tuple[str, str]]) -> str:
+    if not skipped:
+        return ""
+    return " Not shown: " + "; ".join(f"{m} ({reason})" for m, reason in skipped) + "."
+
+
+def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
+    f = found["datasets"][dataset]
+    facts = inputs.facts.get(dataset)
+    snr = snr_label(inputs.params.snr)
+    blocks: list[Block] = [Heading(2, TITLES[dataset]), Quote(blurb(dataset, inputs.params)),
+                           Heading(3, f"{TITLES[dataset]} — SNR = {snr}")]
+    missing = _missing_note(f["skipped"])
+    if facts is not None:
+        blocks.append(Figure(facts["files"]["gallery"], gallery_caption(dataset, facts) + missing))
+    blocks.append(Table(f["table"]))
+    blocks.append(Para(table_summary(f) + missing))
+    if facts is None:
+        blocks.append(Quote(f"Figures not built in this run: `drfidelity stage figures "
+                            f"{dataset}` (run by `dvc repro`) draws them."))
+        return blocks
+    for key in ("distance_distribution", "score_scatter", "shepard", "summary_heatmap", "rnx",
+                "rank_error_quality", "local_quality", "recall_bias"):
+        blocks.append(Figure(facts["files"][key], CAPTIONS[key](dataset, facts, f) + missing))
+    return blocks
+
+
+def table_summary(f: dict) -> str:
+    text = f"Σ leader: {_and(f['sigma_winners'])} ({f['sigma_max']} points)."
+    near_m, near_v = f["near_leader"]
+    full_m, full_v = f["full_leader"]
+    if near_m:
+        text += f" Best near ρ: {near_m} ({near_v:.3f}); best full ρ: {full_m} ({full_v:.3f})."
+    if f["failures"]:
+        text += " Outright failures (⚠): " + "; ".join(f"{m} — {col}" for m, col in
+                                                       f["failures"]) + "."
+    else:
+        text += " No outright failure."
+    return text
+
+
+def gallery_caption(dataset: str, facts: dict) -> str:
+    colour = {
+        "density": "colour = latent log local density (bright = dense core)",
+        "transition": "colour = position along the loop (cyclic colour map)",
+        "outliers": "bulk coloured by cluster, outliers as black-edged stars labelled "
+                    "o{direction}{a|b} — a pair should stay together and away from the bulk",
+        "populations": "majority = dots, minority = black-edged triangles, colour = cluster",
+    }.get(dataset, "colour = true cluster")
+    return (f"**Map gallery** (each method's seed-{min(facts['seeds'].values(), default=0)} "
+            f"map; {colour}). Read: are the groups the data has kept apart, and kept at their "
+            "relative sizes? Map axes have no units (a.u.).")
+
+
+def _caption_distance(dataset, facts, f) -> str:
+    band = ("the fallback 5th percentile (no clear first mode)" if facts["near_fallback"]
+            else "the first mode of the histogram")
+    return (f"**Pair-distance distribution.** All {facts['n_pairs']:,} ambient distances; green = "
+            f"the near band up to {facts['near_radius']:.2f} ({band}), {facts['near_pct']:.1f}% of "
+            f"the pairs; dashed = fixed percentiles. Read: the far pairs out-vote the near ones "
+            f"{facts['outvote_ratio']:.1f} : 1 in a full-pair ρ.")
+
+
+def _caption_scatter(dataset, facts, f) -> str:
+    _, label = fig.SCATTER_X.get(dataset, fig.SCATTER_X_DEFAULT)
+    return (f"**Scores.** x = {label}, y = full ρ, bars = bootstrap CIs. Read: up and to the "
+            "right is better; a point far up but left keeps the global layout and loses the "
+            "near structure.")
+
+
+def _caption_shepard(dataset, facts, f) -> str:
+    return ("**Shepard density** (map distance against ambient distance, all pairs, log-count "
+            f"hexbins; dashed red = near-band radius {facts['near_radius']:.2f}). Read: a thin "
+            "rising ridge left of the dashed line means near pairs keep their order; a flat or "
+            "fanned blob there means the map scrambles them. Titles give the drawn run's full ρ.")
+
+
+def _caption_heatmap(dataset, facts, f) -> str:
+    return ("**Summary** of the medians (near ρ, full ρ and the biased k-NN reference block; "
+            "cont. = continuity). "
+            "Read across a row for a method's profile; colours clip at 0.")
+
+
+def _caption_rnx(dataset, facts, f) -> str:
+    best = facts["best_auc_method"]
+    auc = facts["auc_log_rnx"].get(best, math.nan) if best else math.nan
+    return (f"**R_NX(K)** (Lee & Verleysen 2009) of each drawn map on a log-K axis; legend = AUC "
+            f"on log K (small K weighted most). Highest here: {best} ({auc:.3f}). Read: the "
+            "curve's height at K tells how much of the K-neighbourhoods survives beyond chance "
+            "(0 = random map, 1 = perfect).")
+
+
+def _caption_rank_quality(dataset, facts, f) -> str:
+    return ("**Rank-error quality Q′(κ_s, κ_t)** (Lueks et al. 2011): share of pairs within "
+            "κ_s neighbours (in the data or the map) whose rank error is at most κ_t. Read one "
+            "row (a tolerance) across κ_s: bright at small κ_s = local neighbourhoods kept; a "
+            "row that stays dark needs a larger tolerance.")
+
+
+def _caption_local(dataset, facts, f) -> str:
+    ks, kt = facts["pointwise_kappa"]
+    return (f"**Where each map can be trusted**: point-wise Q′ᵢ (κ_s = {ks}, κ_t = {kt}), "
+            "counted from both ends of every pair, so tears and folds mark all points involved; "
+            f"one colour scale for all maps, 0 to {facts['pointwise_vmax']:.2f}. Read: dark "
+            "points sit among neighbours they do not have in the data.")
+
+
+def _caption_recall(dataset, facts, f) -> str:
+    return (f"**Why recall@k is biased.** Left: the same k gives very different radii in dense "
+            f"and sparse regions (schematic). Right: each point's distance to its "
+            f"{facts['recall_k']}-th ambient neighbour against the single near-band radius; "
+            f"{facts['kth_inside_pct']:.0f}% of points have it inside the band. Read: recall@k "
+            "asks every point for the same count of neighbours, whatever its local density.")
+
+
+CAPTIONS = {"distance_distribution": _caption_distance, "score_scatter": _caption_scatter,
+            "shepard": _caption_shepard, "summary_heatmap": _caption_heatmap,
+            "rnx": _caption_rnx, "rank_error_quality": _caption_rank_quality,
+            "local_quality": _caption_local, "recall_bias": _caption_recall}
+
+
+# ------------------------------------------------------------------------- whole report
+
+def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
+    blocks: list[Block] = [Heading(2, "Reading guide")]
+    facts = inputs.facts
+    ds = "clusters" if "clusters" in found["datasets"] else inputs.params.datasets[0]
+    f = found["datasets"][ds]
+    blocks += [Heading(3, "Why the full ρ hides near structure"), Para(
+        f"On {ds}, {f['near_pct']:.1f}% of the pairs lie in the first-mode near band; in a "
+        f"Spearman ρ over all pairs the other pairs out-vote them {f['outvote']:.1f} : 1. A map "
+        "that keeps the far layout and scrambles every neighbourhood still scores a high full ρ. "
+        "The primary near column is therefore Spearman ρ over the near-band pairs only, at one "
+        "fixed radius for all points.")]
+    if ds in facts:
+        blocks.append(Figure(facts[ds]["files"]["distance_distribution"],
+                             _caption_distance(ds, facts[ds], f)))
+    dr = "density" if "density" in found["datasets"] else inputs.params.datasets[0]
+    blocks += [Heading(3, "Why recall@k is biased"), Para(
+        "recall@k, trustworthiness and continuity ask each point for its k nearest neighbours, "
+        "whatever the local density: in a dense core the k-th neighbour is close, in a sparse "
+        "shell far. They reward maps that equalise density (t-SNE-like maps) and are shown as a "
+        "greyed reference block, not scored.")]
+    if dr in facts:
+        blocks.append(Figure(facts[dr]["files"]["recall_bias"],
+                             _caption_recall(dr, facts[dr], found["datasets"][dr])))
+    blocks += [Heading(3, "Glossary"), Bullets((
+        "**full ρ**: Spearman ρ between ambient and map distances over all N(N−1)/2 pairs "
+        "(global layout).",
+        "**near ρ**: the same over the pairs of the first-mode near band only — one fixed "
+        "radius for every point (near structure).",
+        "**outlier ρ / minority ρ**: the same over the pairs that involve an outlier / a "
+        "minority point.",
+        "**recall@k, trust@k, continuity@k**: k-nearest-neighbour measures (reference block, "
+        "biased as above).",
+        "**R_NX(K)**: share of K-neighbourhoods kept, rescaled so that 0 = random map and "
+        "1 = perfect; **Q′(κ_s, κ_t)**: share of pairs within κ_s neighbours whose rank error "
+        "is at most κ_t.",
+    )), Heading(3, "How to read the tables"), Bullets((
+        f"**full pts / near pts** (and **outlier pts** on outliers): {points_rule()} points "
+        f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
+        "order); **Σ** is their sum. "
+        "Rows are sorted by Σ, then full ρ.",
+        "**bold** = best in the column, *italic* = worst (ties all marked), including Σ; "
+        "⚠ = outright failure: near or outlier ρ < 0, or the column's largest tightest-cluster "
+        f"crush when it exceeds {CRUSH_LIMIT}×. In REPORT.html: green = best, light red = "
+        "worst, dark red = outright failure; the greyed columns are the biased reference block.",
+        "**tight-cluster scale ×**: (within-cluster ÷ all-pairs median distance) of the "
+        "tightest cluster in the data, divided by the same ratio in the map: > 1 crushed, "
+        "< 1 inflated; best = closest to 1, no worst mark.",
+        "Values: medians over seeds; brackets = bootstrap CI of the median (shown when runs > 1 "
+        "and the CI is at least 0.0005 wide). Deterministic methods run once.",
+    ))]
+    return blocks
+
+
+def methodology(inputs: Inputs, found: dict) -> list[Block]:
+    params = inputs.params
+    fixed = ", ".join(f"p{p}" for p in bands.PERCENTILES)
+    skipped = sorted({(m, r) for m, r in zip(inputs.skipped.method, inputs.skipped.reason)})
+    toorpia = ("toorPIA is a closed web service without a seed: its maps are data, pulled from "
+               "the DVC remote and checked against `external_embeddings.manifest.json`.")
+    if skipped:
+        toorpia += " In this run: " + "; ".join(f"{m} not run — {r}" for m, r in skipped) + "."
+    return [Heading(2, "Methodology notes"), Bullets((
+        f"**Bands.** Fixed bands at the {fixed} percentiles of the ambient distances; the "
+        f"first-mode near band ends at the valley after the first mode of a {bands.HIST_BINS}-bin "
+        f"histogram smoothed twice with a {bands.SMOOTH_WIDTH}-bin boxcar (modes: maxima over "
+        f"±{bands.MODE_ORDER} bins reaching {100 * bands.MODE_REL_HEIGHT:g}% of the highest; the "
+        f"valley must lie below the median and dip under {100 * bands.VALLEY_DIP:g}% of the "
+        f"mode), else the {bands.FALLBACK_PERCENTILE}th percentile.",
+        "**Fixed radius, not k.** One radius for every point keeps the comparison fair across "
+        "densities; the per-point (variable-radius) ρ is computed for contrast only.",
+        "**Not circular.** Every column that earns points compares the map with the noisy "
+        "ambient data the methods saw; the clean-truth (`__vs_truth`) block is stored beside it.",
+        "**Rank-based quality** (new here): co-ranking matrix, R_NX(K) and its log-K AUC (Lee & "
+        "Verleysen 2009), and the two-parameter rank-error quality Q′(κ_s, κ_t) with its "
+        "point-wise form (Lueks et al. 2011), all from `drfidelity.metrics`. Q′ is divided by "
+        "the size of the region of interest, so it is a share in [0, 1] (1 for a map equal to "
+        f"the data); the point-wise maps use κ_s = {fig.POINTWISE_KAPPA_S}, "
+        f"κ_t = {fig.POINTWISE_KAPPA_T}.",
+        "**DREAMS** is our own optimisation loop over openTSNE (t-SNE regularised toward the "
+        "PCA map), not the authors' fork, which does not install in the pinned environment; "
+        "see docs/methods.md.",
+        f"**toorPIA.** {toorpia}",
+        f"**Scope.** Synthetic data with known geometry, N = {params.n}, D = {params.d}, "
+        f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at the settings of "
+        "`params.yaml` (`method_params`). Not yet in this report (their stages are built "
+        "separately): "
+        + ", ".join(SUPPLEMENTS_PENDING) + ".",
+    ))]
+
+
+def rebuild_section(params: Params) -> list[Block]:
+    return [Heading(2, "How each table and figure is rebuilt"), Bullets((
+        "Ranking tables: `drfidelity stage report` (the `report` stage) from "
+        "`results/metrics_aggregated.csv` and `results/skipped_methods.csv`; the same model "
+        "renders REPORT.md, REPORT.html and `paper/tables/*.tex`.",
+        "Figures: `drfidelity stage figures <dataset>` from `data/`, `embeddings/` (lowest seed "
+        "per method) and the results tables, one dataset at a time; the numbers quoted in captions "
+        "are in `figures/<dataset>/facts.json`.",
+        "A self-contained REPORT.html (figures inlined): "
+        "`python -m drfidelity.report.standalone REPORT.html REPORT.standalone.html`.",
+        "The paper: `make paper` (LaTeX, not needed by `dvc repro`).",
+    )), Heading(2, "Reproduce"), Code((
+        "make repro        # = tools/setup-env.sh, then dvc pull (if reachable) and dvc repro",
+        f"dvc exp run -S data.snr={4 if params.snr == 1 else 1}    # any other configuration",
+    ))]
+
+
+TITLE = "drfidelity — distance-fidelity benchmark report"
+
+
+def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
+    params = inputs.params
+    intro = (f"This benchmark re-implements the {UPSTREAM} in a DVC pipeline; its published "
+             f"values are the tests' reference and the [generated comparison]({COMPARISON}) "
+             "shows where we agree. DREAMS is our own loop (see the methodology notes).")
+    blocks: list[Block] = [Heading(1, TITLE), Para(intro), Bullets(tuple(config_lines(params))),
+                           Quote("**Headline.** " + headline(found))]
+    if len(inputs.skipped):
+        blocks.append(Quote("**Methods not run here:** " + "; ".join(
+            f"{r.method} on {r.dataset}: {r.reason}" for r in inputs.skipped.itertuples())))
+    blocks.append(Para("Contents: " + " · ".join(
+        f"[{TITLES[d]}](#{slug(TITLES[d])})" for d in params.datasets)
+        + " · [Methodology](#methodology-notes)"))
+    blocks += reading_guide(inputs, found)
+    for dataset in params.datasets:
+        blocks += dataset_section(dataset, inputs, found)
+    blocks += methodology(inputs, found)
+    blocks += rebuild_section(params)
+    return blocks

@@ -1,0 +1,471 @@
+"""The figures of one dataset, drawn from its data, its maps and the aggregated results.
+
+Ranks, co-ranking matrices, first-mode bands and point-wise qualities all come from the
+metric engine (:mod:`drfidelity.metrics`); this module only draws them. Each figure function
+takes a :class:`DatasetView` (and the :class:`Analysis` computed once from it) and returns a
+matplotlib figure; :func:`draw_all` returns every figure as PNG bytes together with the numbers
+the report's captions quote (the "facts").
+
+References: the co-ranking matrix and R_NX(K) follow Lee & Verleysen (2009) and Lee,
+Peluffo-Ordonez & Verleysen (2015); the two-parameter rank-error quality and its point-wise
+form follow Lueks, Mokbel, Biehl & Hammer (2011).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import Normalize
+from scipy.spatial.distance import pdist
+
+from drfidelity.metrics import (auc_log_rnx, coranking_matrix, pointwise_quality, r_nx,
+                                rank_error_quality_from_coranking)
+from drfidelity.metrics.bands import PERCENTILES, first_mode_threshold, percentile_thresholds
+from drfidelity.metrics.distances import distance_rows
+from drfidelity.report import style
+
+#: neighbourhood of interest and tolerated rank error of the point-wise quality colouring
+#: (kappa_s = the k of the reference block's recall@15, tolerance of the same size).
+POINTWISE_KAPPA_S = 15
+POINTWISE_KAPPA_T = 15
+#: neighbour rank whose distance the recall-bias figure histograms (recall@15's k).
+RECALL_K = 15
+#: tolerances shown as rows of the rank-error quality figure.
+KAPPA_T_GRID = (0, 1, 2, 5, 10, 20, 50, 100, 200)
+KAPPA_S_POINTS = 24
+HEX_GRIDSIZE = 90
+HIST_BINS = 60
+
+#: the x metric of the score scatter, per dataset (the scored third column where there is one).
+SCATTER_X = {
+    "outliers": ("outlier_shepard__vs_ambient", "outlier-pair Shepard ρ (median)"),
+    "populations": ("minority_shepard__vs_ambient", "minority-pair Shepard ρ (median)"),
+}
+SCATTER_X_DEFAULT = ("shepard_near__vs_ambient", "near-band Shepard ρ (median)")
+HEATMAP_METRICS = (("shepard_near__vs_ambient", "near ρ"), ("full_shepard", "full ρ"),
+                   ("recall_k15", "recall@15"), ("trust_k15", "trust@15"),
+                   ("cont_k15", "cont.@15"))
+
+
+def figure_names(dataset: str) -> dict[str, str]:
+    """Figure key -> file stem (SNR suffix added by the caller); the previous release's names
+    where it had the figure, new names for the rank-based figures it lacked."""
+    gallery = {"outliers": "outlier_gallery", "populations": "population_gallery"}
+    scatter = {"outliers": "outlier_score_scatter", "populations": "population_score_scatter"}
+    return {
+        "gallery": gallery.get(dataset, "embeddings"),
+        "distance_distribution": "distance_distribution",
+        "recall_bias": "recall_bias",
+        "shepard": "shepard_scatter",
+        "score_scatter": scatter.get(dataset, "score_scatter"),
+        "summary_heatmap": "summary_heatmap",
+        "rnx": "rnx_curves",
+        "rank_error_quality": "rank_error_quality",
+        "local_quality": "local_quality",
+    }
+
+
+@dataclass
+class DatasetView:
+    """What one dataset's figures are drawn from.
+
+    ``arrays`` are the generated arrays (X and its ground truth), ``maps`` the representative
+    map of each method (its lowest seed), in canonical order, ``seeds`` that seed;
+    ``aggregated`` and ``per_run`` are this dataset's rows of the results tables.
+    """
+
+    dataset: str
+    title: str
+    arrays: dict[str, np.ndarray]
+    maps: dict[str, np.ndarray]
+    seeds: dict[str, int]
+    aggregated: pd.DataFrame
+    per_run: pd.DataFrame
+
+    @property
+    def X(self) -> np.ndarray:
+        return self.arrays["X"]
+
+    def median(self, method: str, metric: str) -> float:
+        rows = self.aggregated[(self.aggregated["method"] == method)
+                               & (self.aggregated["metric"] == metric)]
+        return float(rows["median"].iloc[0]) if len(rows) else float("nan")
+
+    def ci(self, method: str, metric: str) -> tuple[float, float]:
+        rows = self.aggregated[(self.aggregated["method"] == method)
+                               & (self.aggregated["metric"] == metric)]
+        if not len(rows):
+            return float("nan"), float("nan")
+        return float(rows["ci_lo"].iloc[0]), float(rows["ci_hi"].iloc[0])
+
+    def run_value(self, method: str, metric: str) -> float:
+        """The value of the representative (drawn) run of ``method``."""
+        rows = self.per_run[(self.per_run["method"] == method)
+                            & (self.per_run["seed"] == self.seeds[method])]
+        return float(rows[metric].iloc[0]) if len(rows) and metric in rows else float("nan")
+
+
+@dataclass
+class Analysis:
+    """Everything computed once per dataset for several figures."""
+
+    d_ambient: np.ndarray
+    near_radius: float
+    near_fallback: bool
+    radii: dict
+    d_maps: dict[str, np.ndarray] = field(default_factory=dict)
+    rnx: dict[str, np.ndarray] = field(default_factory=dict)
+    auc: dict[str, float] = field(default_factory=dict)
+    kappa_s: np.ndarray | None = None
+    rank_quality: dict[str, np.ndarray] = field(default_factory=dict)
+    pointwise: dict[str, np.ndarray] = field(default_factory=dict)
+    k: int = RECALL_K
+    kth_distance: np.ndarray | None = None
+
+    @property
+    def kth_inside(self) -> float:
+        """Share of points whose k-th ambient neighbour lies inside the near band."""
+        return float(np.mean(self.kth_distance <= self.near_radius))
+
+    @property
+    def pointwise_vmax(self) -> float:
+        """Top of the shared colour scale of the point-wise maps: the largest 99th percentile
+        over the methods, rounded up to 0.05 (a 0..1 scale leaves typical maps all dark)."""
+        if not self.pointwise:
+            return 1.0
+        top = max(float(np.quantile(q, 0.99)) for q in self.pointwise.values())
+        return min(1.0, max(0.05, math.ceil(top * 20) / 20))
+
+    @property
+    def near_share(self) -> float:
+        return float(np.count_nonzero(self.d_ambient <= self.near_radius) / self.d_ambient.size)
+
+
+def analyse(view: DatasetView) -> Analysis:
+    """Distances, bands, co-ranking curves and point-wise qualities of every map (engine calls)."""
+    d = pdist(view.X)
+    radius, fallback = first_mode_threshold(d)
+    analysis = Analysis(d, radius, fallback, percentile_thresholds(d))
+    n = view.X.shape[0]
+    analysis.k = min(RECALL_K, n - 1)
+    analysis.kth_distance = np.empty(n)
+    for start in range(0, n, 256):
+        rows = np.arange(start, min(start + 256, n))
+        block = distance_rows(d, n, rows)  # column i of row i is 0: self is the 0-th neighbour
+        analysis.kth_distance[rows] = np.partition(block, analysis.k, axis=1)[:, analysis.k]
+    analysis.kappa_s = np.unique(np.geomspace(1, n // 2, KAPPA_S_POINTS).astype(int))
+    kappa_t = np.array([t for t in KAPPA_T_GRID if t <= n - 2])
+    for method, Y in view.maps.items():
+        analysis.d_maps[method] = pdist(Y)
+        Q = coranking_matrix(view.X, Y)
+        analysis.rnx[method] = r_nx(Q)
+        analysis.auc[method] = auc_log_rnx(Q)
+        analysis.rank_quality[method] = rank_error_quality_from_coranking(
+            Q, analysis.kappa_s, kappa_t)
+        analysis.pointwise[method] = pointwise_quality(
+            view.X, Y, min(POINTWISE_KAPPA_S, n - 1), min(POINTWISE_KAPPA_T, n - 2))
+    return analysis
+
+
+def _grid(count: int, panel: float = style.FULL_WIDTH / style.PANELS_PER_ROW,
+          extra_height: float = 0.6):
+    cols = min(style.PANELS_PER_ROW, max(count, 1))
+    rows = -(-max(count, 1) // cols)
+    fig = style.figure(style.FULL_WIDTH, rows * (panel + extra_height))
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return fig, axes[:count]
+
+
+def _method_title(ax, method: str, detail: str = "") -> None:
+    ax.set_title(method + (f"\n{detail}" if detail else ""), color=style.method_color(method))
+    for spine in ax.spines.values():
+        spine.set_edgecolor(style.method_color(method))
+
+
+def _map_axes(ax) -> None:
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.spines[["top", "right"]].set_visible(True)
+    ax.set_xlabel("map axis 1 (a.u.)", fontsize=6)
+    ax.set_ylabel("map axis 2 (a.u.)", fontsize=6)
+
+
+def gallery(view: DatasetView) -> object:
+    """Each method's map, coloured by what is known to be true about the points."""
+    fig, axes = _grid(len(view.maps))
+    arrays = view.arrays
+    scalar = None
+    for ax, (method, Y) in zip(axes, view.maps.items()):
+        if view.dataset == "outliers":
+            _draw_outliers(ax, Y, arrays)
+        elif view.dataset == "populations":
+            _draw_populations(ax, Y, arrays)
+        elif "log_local_density" in arrays:
+            scalar = ax.scatter(*Y.T, c=arrays["log_local_density"], cmap="viridis", s=3,
+                                linewidths=0)
+        elif "t" in arrays:
+            scalar = ax.scatter(*Y.T, c=arrays["t"], cmap="twilight", s=3, linewidths=0)
+        else:
+            ax.scatter(*Y.T, c=arrays["labels"] % 10, cmap="tab10", norm=Normalize(0, 9), s=3,
+                       linewidths=0)
+        _map_axes(ax)
+        _method_title(ax, method, f"seed {view.seeds[method]}")
+    if scalar is not None:
+        label = ("latent log local density −log r₁₀" if "log_local_density" in arrays
+                 else "position t along the loop (cyclic)")
+        fig.colorbar(scalar, ax=list(axes), location="bottom", shrink=0.5, aspect=40, label=label)
+    return fig
+
+
+def _draw_outliers(ax, Y, arrays) -> None:
+    idx = arrays["outlier_idx"]
+    bulk = np.ones(Y.shape[0], bool)
+    bulk[idx] = False
+    ax.scatter(*Y[bulk].T, c=arrays["labels"][bulk] % 10, cmap="tab10", norm=Normalize(0, 9),
+               s=3, alpha=0.55, linewidths=0)
+    directions = arrays["outlier_dir"]
+    markers = {}
+    for i, direction in zip(idx, directions):
+        member = markers.get(direction, 0)
+        markers[direction] = member + 1
+        ax.scatter(*Y[i], marker="*", s=70, c=[f"C{int(direction) % 10}"], edgecolors="black",
+                   linewidths=0.6, zorder=3)
+        ax.annotate(f"o{int(direction)}{'ab'[member % 2]}", Y[i], fontsize=6,
+                    xytext=(3, 3), textcoords="offset points")
+
+
+def _draw_populations(ax, Y, arrays) -> None:
+    population, labels = arrays["population"], arrays["labels"] % 10
+    major, minor = population == 0, population == 1
+    ax.scatter(*Y[major].T, c=labels[major], cmap="tab10", norm=Normalize(0, 9), s=3,
+               linewidths=0)
+    ax.scatter(*Y[minor].T, c=labels[minor], cmap="tab10", norm=Normalize(0, 9), s=14,
+               marker="^", edgecolors="black", linewidths=0.4)
+
+
+def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
+    """Histogram of all ambient pair distances with the first-mode near band shaded."""
+    fig = style.figure(style.FULL_WIDTH, 2.6)
+    left, right = fig.subplots(1, 2, width_ratios=(3, 1))
+    d = analysis.d_ambient
+    left.hist(d, bins=HIST_BINS, color="#888888")
+    left.axvspan(d.min(), analysis.near_radius, color="tab:green", alpha=0.25,
+                 label=f"first-mode near band: d ≤ {analysis.near_radius:.2f} "
+                       f"({100 * analysis.near_share:.1f}% of pairs)"
+                       + (" — fallback p5" if analysis.near_fallback else ""))
+    for p in PERCENTILES[:-1]:
+        left.axvline(analysis.radii[p], color="black", ls="--", lw=0.6)
+        left.annotate(f"p{p}", (analysis.radii[p], 0.98), xycoords=("data", "axes fraction"),
+                      fontsize=6, rotation=90, va="top", ha="right",
+                      bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+    left.axvline(d.mean(), color="tab:red", lw=1, label=f"mean {d.mean():.2f}")
+    left.set_xlabel("ambient pair distance (data units)")
+    left.set_ylabel("pairs per bin")
+    cumulative = left.twinx()
+    ordered = np.sort(d)
+    cumulative.plot(ordered, 100 * np.arange(1, d.size + 1) / d.size, color="tab:blue", lw=1)
+    cumulative.set_ylabel("cumulative % of pairs", color="tab:blue")
+    cumulative.set_ylim(0, 100)
+    cumulative.spines["right"].set_visible(True)
+    left.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, fontsize=6, frameon=False)
+    near = int(np.count_nonzero(d <= analysis.near_radius))
+    right.bar(["all pairs", "near band"], [d.size, near], color=["#888888", "tab:green"])
+    right.set_ylabel("pairs")
+    right.set_title(f"far pairs out-vote near\npairs {(d.size - near) / near:.1f} : 1")
+    return fig
+
+
+def recall_bias(view: DatasetView, analysis: Analysis) -> object:
+    """Why recall@k is biased: k-NN radii differ per point, a fixed band radius does not.
+
+    The right panel compares with the first-mode near band used everywhere else (the previous
+    release drew its fixed 5th-percentile radius here)."""
+    fig = style.figure(style.FULL_WIDTH, 2.4)
+    left, right = fig.subplots(1, 2)
+    rng = np.random.default_rng(0)
+    dense = rng.normal([-2.0, 0.0], 0.25, size=(40, 2))
+    sparse = rng.normal([2.0, 0.0], 1.0, size=(40, 2))
+    left.scatter(*dense.T, s=5, color="tab:blue")
+    left.scatter(*sparse.T, s=5, color="tab:orange")
+    for cloud, colour in ((dense, "tab:blue"), (sparse, "tab:orange")):
+        centre = cloud[0]
+        radius = np.sort(np.linalg.norm(cloud - centre, axis=1))[5]
+        left.add_patch(_circle(centre, radius, colour))
+    left.set_aspect("equal", adjustable="datalim")
+    left.set_title("k = 5 neighbourhoods: same k, very different radii")
+    left.set_xlabel("x (schematic units)")
+    left.set_ylabel("y (schematic units)")
+    kth, k = analysis.kth_distance, analysis.k
+    right.hist(kth, bins=40, color="#888888")
+    right.axvline(analysis.near_radius, color="tab:green", lw=1.5,
+                  label=f"first-mode band radius {analysis.near_radius:.2f}")
+    inside = analysis.kth_inside
+    right.set_title(f"distance to each point's {k}-th ambient neighbour\n"
+                    f"{100 * inside:.0f}% of points have it inside the band")
+    right.set_xlabel("ambient distance (data units)")
+    right.set_ylabel("points")
+    right.legend(fontsize=6)
+    return fig
+
+
+def _circle(centre, radius, colour):
+    from matplotlib.patches import Circle
+
+    return Circle(centre, radius, fill=False, color=colour, lw=1)
+
+
+def shepard_density(view: DatasetView, analysis: Analysis) -> object:
+    """Shepard diagram per method as a log-count hexbin over all pairs."""
+    fig, axes = _grid(len(view.maps), extra_height=0.55)
+    for ax, method in zip(axes, view.maps):
+        hb = ax.hexbin(analysis.d_ambient, analysis.d_maps[method], gridsize=HEX_GRIDSIZE,
+                       bins="log", mincnt=1, cmap="viridis", linewidths=0)
+        ax.axvline(analysis.near_radius, color="tab:red", ls="--", lw=0.8)
+        ax.set_facecolor("#f4f4f4")
+        ax.set_xlabel("ambient distance (data units)", fontsize=6)
+        ax.set_ylabel("map distance (map units)", fontsize=6)
+        _method_title(ax, method, f"full ρ = {view.run_value(method, 'full_shepard'):.3f} "
+                                  f"(seed {view.seeds[method]})")
+        fig.colorbar(hb, ax=ax, shrink=0.8, label="pairs (log)")
+    return fig
+
+
+def score_scatter(view: DatasetView) -> object:
+    """One point per method: near-structure score (x) against full ρ (y), with CIs."""
+    metric_x, label_x = SCATTER_X.get(view.dataset, SCATTER_X_DEFAULT)
+    fig = style.figure(style.FULL_WIDTH * 0.6, 3.0)
+    ax = fig.subplots()
+    for method in view.maps:
+        x, y = view.median(method, metric_x), view.median(method, "full_shepard")
+        (xlo, xhi), (ylo, yhi) = view.ci(method, metric_x), view.ci(method, "full_shepard")
+        colour = style.method_color(method)
+        ax.errorbar(x, y, xerr=[[x - xlo], [xhi - x]], yerr=[[y - ylo], [yhi - y]],
+                    fmt="o", color=colour, ms=5, capsize=2, lw=0.8)
+        ax.annotate(method, (x, y), xytext=(4, 3), textcoords="offset points", color=colour)
+    ax.axvline(0, color="black", lw=0.5, ls=":")
+    ax.set_xlabel(label_x)
+    ax.set_ylabel("full Shepard ρ, all pairs (median)")
+    return fig
+
+
+def summary_heatmap(view: DatasetView) -> object:
+    """Methods x main metrics (medians), values printed."""
+    methods = list(view.maps)
+    values = np.array([[view.median(m, key) for key, _ in HEATMAP_METRICS] for m in methods])
+    fig = style.figure(style.FULL_WIDTH * 0.6, 0.35 * len(methods) + 1.0)
+    ax = fig.subplots()
+    image = ax.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(HEATMAP_METRICS)), [label for _, label in HEATMAP_METRICS])
+    ax.set_yticks(range(len(methods)), methods)
+    for tick, method in zip(ax.get_yticklabels(), methods):
+        tick.set_color(style.method_color(method))
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, "—" if np.isnan(v) else f"{v:.3f}", ha="center", va="center", fontsize=7,
+                color="white" if not np.isnan(v) and v < 0.6 else "black")
+    fig.colorbar(image, ax=ax, label="median (1 = perfect)")
+    return fig
+
+
+def rnx_curves(view: DatasetView, analysis: Analysis) -> object:
+    """R_NX(K) of every map against log K, AUC on the log axis in the legend."""
+    fig = style.figure(style.FULL_WIDTH * 0.6, 3.0)
+    ax = fig.subplots()
+    for method in sorted(view.maps, key=lambda m: -analysis.auc[m]):
+        curve = analysis.rnx[method]
+        ax.plot(np.arange(1, curve.size + 1), curve, color=style.method_color(method), lw=1.1,
+                label=f"{method} (AUC {analysis.auc[method]:.3f})")
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=min(0.0, min(float(c.min()) for c in analysis.rnx.values())))
+    ax.set_xlabel("neighbourhood size K (points, log scale)")
+    ax.set_ylabel("R_NX(K) (0 = random, 1 = perfect)")
+    ax.legend(fontsize=6, title="AUC on log K", title_fontsize=6)
+    return fig
+
+
+def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
+    """Q'(kappa_s, kappa_t) per method: region of interest across, tolerated rank error down."""
+    fig, axes = _grid(len(view.maps), extra_height=0.2)
+    kt = [t for t in KAPPA_T_GRID if t <= view.X.shape[0] - 2]
+    image = None
+    for ax, method in zip(axes, view.maps):
+        image = ax.imshow(analysis.rank_quality[method], cmap="magma", vmin=0, vmax=1,
+                          aspect="auto", origin="lower")
+        ticks = np.linspace(0, analysis.kappa_s.size - 1, 4).astype(int)
+        ax.set_xticks(ticks, [str(analysis.kappa_s[t]) for t in ticks])
+        ax.set_yticks(range(len(kt)), [str(t) for t in kt], fontsize=5)
+        ax.set_xlabel("region κ_s (neighbour rank)", fontsize=6)
+        ax.set_ylabel("tolerance κ_t (ranks)", fontsize=6)
+        _method_title(ax, method)
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
+                     label="Q′(κ_s, κ_t): share of region pairs within tolerance")
+    return fig
+
+
+def local_quality(view: DatasetView, analysis: Analysis) -> object:
+    """Each map coloured by its point-wise rank-error quality: where the map can be trusted."""
+    fig, axes = _grid(len(view.maps))
+    image = None
+    vmax = analysis.pointwise_vmax
+    for ax, (method, Y) in zip(axes, view.maps.items()):
+        q = analysis.pointwise[method]
+        order = np.argsort(-q, kind="stable")  # worst points drawn last, on top
+        image = ax.scatter(*Y[order].T, c=q[order], cmap="magma", vmin=0, vmax=vmax, s=3,
+                           linewidths=0)
+        _map_axes(ax)
+        _method_title(ax, method, f"mean Q′ᵢ = {q.mean():.3f}")
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
+                     label=f"point-wise Q′ᵢ (κ_s = {POINTWISE_KAPPA_S}, "
+                           f"κ_t = {POINTWISE_KAPPA_T})")
+    return fig
+
+
+def facts(view: DatasetView, analysis: Analysis) -> dict:
+    """The numbers the captions quote, so that no caption types one."""
+    d = analysis.d_ambient
+    near = int(np.count_nonzero(d <= analysis.near_radius))
+    best_auc = max(analysis.auc, key=analysis.auc.get) if analysis.auc else None
+    return {
+        "n_pairs": int(d.size),
+        "near_radius": analysis.near_radius,
+        "near_fallback": analysis.near_fallback,
+        "near_pairs": near,
+        "near_pct": 100.0 * near / d.size,
+        "outvote_ratio": (d.size - near) / near if near else None,
+        "mean_distance": float(d.mean()),
+        "seeds": dict(view.seeds),
+        "auc_log_rnx": dict(analysis.auc),
+        "best_auc_method": best_auc,
+        "pointwise_mean": {m: float(q.mean()) for m, q in analysis.pointwise.items()},
+        "pointwise_kappa": [POINTWISE_KAPPA_S, POINTWISE_KAPPA_T],
+        "pointwise_vmax": analysis.pointwise_vmax,
+        "recall_k": analysis.k,
+        "kth_inside_pct": 100.0 * analysis.kth_inside,
+    }
+
+
+def draw_all(view: DatasetView) -> tuple[dict[str, bytes], dict]:
+    """Every figure of the dataset as PNG bytes (by figure key) and the caption facts."""
+    analysis = analyse(view)
+    drawn = {
+        "gallery": gallery(view),
+        "distance_distribution": distance_distribution(view, analysis),
+        "recall_bias": recall_bias(view, analysis),
+        "shepard": shepard_density(view, analysis),
+        "score_scatter": score_scatter(view),
+        "summary_heatmap": summary_heatmap(view),
+        "rnx": rnx_curves(view, analysis),
+        "rank_error_quality": rank_error_quality(view, analysis),
+        "local_quality": local_quality(view, analysis),
+    }
+    return {key: style.png_bytes(fig) for key, fig in drawn.items()}, facts(view, analysis)
+
+
+__all__ = ["DatasetView", "Analysis", "analyse", "draw_all", "facts", "figure_names"]

@@ -1,0 +1,118 @@
+"""Figures: engine-derived numbers, one colour per method, PNG bytes stable across processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from drfidelity.methods import CANONICAL_ORDER
+from drfidelity.metrics import Reference
+from drfidelity.report import figures, style
+
+# Builds a small view (clusters data, a PCA-like map, a noisy copy, a random map) and prints
+# the sha256 of every figure; run in fresh interpreters to compare bytes.
+DRAW = r"""
+import hashlib, json, sys
+sys.path.insert(0, {tests!r})
+from test_figures import small_view
+from drfidelity.report.figures import draw_all
+pngs, _ = draw_all(small_view())
+print(json.dumps({{k: hashlib.sha256(v).hexdigest() for k, v in pngs.items()}}))
+"""
+
+
+def small_view(dataset: str = "clusters", n: int = 120) -> figures.DatasetView:
+    from drfidelity.datasets import generate
+
+    arrays = generate(dataset, n=n, d=20, data_seed=0, snr=1.0)
+    X = arrays["X"]
+    centred = X - X.mean(axis=0)
+    pca = centred @ np.linalg.svd(centred, full_matrices=False)[2][:2].T
+    rng = np.random.default_rng(1)
+    maps = {"PCA": pca, "UMAP": pca + rng.normal(scale=pca.std() / 3, size=pca.shape),
+            "DREAMS": rng.normal(size=(n, 2))}
+    reference = Reference(X, labels=arrays["labels"])
+    per_run, aggregated = [], []
+    for method, Y in maps.items():
+        row = reference.score(Y)
+        per_run.append({"dataset": dataset, "method": method, "seed": 0, **row})
+        aggregated += [{"dataset": dataset, "method": method, "metric": k, "median": v,
+                        "ci_lo": v, "ci_hi": v, "n_runs": 1} for k, v in row.items()]
+    return figures.DatasetView(dataset, dataset, arrays, maps, {m: 0 for m in maps},
+                               pd.DataFrame(aggregated), pd.DataFrame(per_run))
+
+
+def test_png_bytes_are_identical_in_two_fresh_processes(tmp_path):
+    from pathlib import Path
+
+    script = DRAW.format(tests=str(Path(__file__).parent))
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True).stdout for _ in range(2)]
+    first, second = (json.loads(r) for r in runs)
+    assert first == second and len(first) == len(figures.figure_names("clusters"))
+
+
+def test_png_has_no_software_chunk_and_fixed_dpi():
+    fig = style.figure(2, 2)
+    fig.subplots().plot([0, 1], [0, 1])
+    data = style.png_bytes(fig)
+    assert b"Software" not in data and b"matplotlib" not in data
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(data[16:20], "big")
+    assert width == 2 * style.DPI
+
+
+def test_every_method_has_its_own_colour():
+    colours = [style.method_color(m) for m in CANONICAL_ORDER]
+    assert len(set(colours)) == len(CANONICAL_ORDER)
+    assert style.method_color("DREAMS") != style.method_color("not-a-method")
+
+
+def test_facts_agree_with_the_metric_engine():
+    view = small_view()
+    analysis = figures.analyse(view)
+    facts = figures.facts(view, analysis)
+    engine = view.per_run.set_index("method")
+    assert facts["near_pct"] == pytest.approx(engine.loc["PCA", "near_band_pct__vs_ambient"],
+                                              abs=1e-12)
+    assert facts["best_auc_method"] in ("PCA", "UMAP")  # the random map is worst
+    assert facts["auc_log_rnx"]["DREAMS"] == pytest.approx(0.0, abs=0.1)
+
+
+def test_a_map_equal_to_the_data_scores_perfectly():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    view = figures.DatasetView("density", "t", {"X": X}, {"PCA": X.copy()}, {"PCA": 0},
+                               pd.DataFrame(columns=["dataset", "method", "metric", "median",
+                                                     "ci_lo", "ci_hi", "n_runs"]),
+                               pd.DataFrame(columns=["method", "seed"]))
+    analysis = figures.analyse(view)
+    assert analysis.auc["PCA"] == pytest.approx(1.0)
+    assert np.all(analysis.pointwise["PCA"] == 1.0)
+    assert np.all(analysis.rank_quality["PCA"] == 1.0)
+
+
+def test_recall_bias_kth_distance_counts_from_the_nearest_other_point():
+    X = np.arange(6, dtype=float)[:, None] * np.array([[1.0, 0.0]])
+    view = figures.DatasetView("density", "t", {"X": X}, {}, {}, pd.DataFrame(),
+                               pd.DataFrame())
+    analysis = figures.analyse(view)
+    assert analysis.k == 5  # capped at N - 1
+    assert analysis.kth_distance.tolist() == [5.0, 4.0, 3.0, 3.0, 4.0, 5.0]
+
+
+def test_only_matplotlibs_own_fonts_are_used():
+    from pathlib import Path
+
+    import matplotlib
+    from matplotlib import font_manager
+
+    bundled = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    assert font_manager.fontManager.ttflist
+    assert {Path(f.fname).parent for f in font_manager.fontManager.ttflist} == {bundled}
+    assert Path(font_manager.findfont("DejaVu Sans")).parent == bundled
