@@ -155,7 +155,7 @@ def test_stages_write_every_figure_and_say_which_method_is_missing(report_root):
         assert f"figures/{dataset}/" in report
     # toorPIA has no cached map and no key here: the captions and tables say so, with the reason
     reason = "TOORPIA_API_KEY unset"
-    assert report.count(f"Not shown: toorPIA (no cache at") >= len(DATASETS) * 9
+    assert report.count("Not shown: toorPIA (no map at") >= len(DATASETS) * 9
     assert reason in report and reason in (report_root / "REPORT.html").read_text()
     for dataset in DATASETS:
         tex = (report_root / "paper" / "tables" / f"{dataset}.tex").read_text()
