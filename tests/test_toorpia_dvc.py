@@ -190,7 +190,8 @@ def test_unverified_legacy_cache_is_refused(imported_root):
 def test_pipeline_follows_the_maps(tmp_path, shared_imports):
     """Without the maps `dvc repro` completes with toorPIA unavailable; once they are checked
     out, DVC sees the embed stage changed, reruns it (and no generator), and the toorPIA row
-    appears; a tampered map then makes the stage stale again and is refused by name."""
+    appears; a tampered map then makes the stage stale again and is refused by name, and
+    removing the dataset's maps makes it stale too."""
     root = workspace(tmp_path / "ws", datasets=["density"], methods=["PCA", "toorPIA"])
     run(["dvc", "repro"], root)
     [reason] = pd.read_csv(root / "results" / "skipped_methods.csv").reason
@@ -214,6 +215,10 @@ def test_pipeline_follows_the_maps(tmp_path, shared_imports):
     assert "embed@density" in status
     refused = run(["dvc", "repro"], root, check=False)
     assert refused.returncode != 0 and MAP in refused.stdout + refused.stderr
+
+    shutil.rmtree(root / "external_embeddings" / "density" / "toorpia" / "embedding")
+    status = json.loads(run(["dvc", "status", "--no-updates", "--json"], root).stdout)
+    assert "embed@density" in status
 
 
 def test_comparison_reads_the_imported_tables_by_default(imported_root):
