@@ -15,7 +15,7 @@ runtime.configure("exact")
 
 import pytest  # noqa: E402
 
-from pipeline_helpers import REPO, env, import_pointers  # noqa: E402
+from pipeline_helpers import REPO, import_pointers, run  # noqa: E402
 
 SHARED = Path(os.environ.get("DRFIDELITY_SHARED", REPO.parent / "shared"))
 REFERENCE = SHARED / "reference-v1.3.0"
@@ -54,13 +54,6 @@ def shared_imports(reference_dir: Path) -> Path:
     return shared
 
 
-def dvc(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["dvc", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env=env())
-    assert done.returncode == 0, f"dvc {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
 def fill_cache(root: Path, shared: Path) -> None:
     """Copy the shared DVC objects into ``root``'s cache: what a successful ``dvc pull`` of the
     imports (a clone of the previous release's repository) leaves there, without a network."""
@@ -74,12 +67,12 @@ def imported_root(shared_imports: Path, tmp_path_factory) -> Path:
     filled from the shared objects and ``dvc checkout`` run: no clone is attempted."""
     root = tmp_path_factory.mktemp("reader")
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    dvc(root, "init", "-q")
+    run(["dvc", "init", "-q"], root)
     for name in [".dvc/config", "external_embeddings.manifest.json", *import_pointers()]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REPO / name, root / name)
     fill_cache(root, shared_imports)
-    dvc(root, "checkout", "-q")
-    status = json.loads(dvc(root, "status", "--no-updates", "--json") or "{}")
+    run(["dvc", "checkout", "-q"], root)
+    status = json.loads(run(["dvc", "status", "--no-updates", "--json"], root).stdout or "{}")
     assert status == {}, f"dvc status after checkout is not clean: {status}"
     return root
