@@ -13,6 +13,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
+sys.path.insert(0, str(REPO / "tools"))
+from profiles import small_supplements  # noqa: E402  (tools/ is not a package)
 
 
 def env() -> dict[str, str]:
@@ -35,13 +37,18 @@ def import_pointers(root: Path = REPO) -> list[str]:
 
 def workspace(tmp: Path, **changes) -> Path:
     """A copy of the pipeline definition (dvc.yaml, params.yaml, the import pointers) with
-    ``changes`` applied to params (dotted keys), in a fresh git + DVC repository."""
+    ``changes`` applied to params (dotted keys) and the supplements shrunk to the small profile
+    of tools/profiles.py (unless ``changes`` sets ``supplements``), in a fresh git + DVC
+    repository."""
     tmp.mkdir(parents=True, exist_ok=True)
     for name in PIPELINE_FILES + import_pointers():
         (tmp / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(REPO / name, tmp / name, follow_symlinks=False)
     shutil.copytree(REPO / "src", tmp / "src", ignore=shutil.ignore_patterns("__pycache__"))
     set_params(tmp, **changes)
+    if "supplements" not in changes:
+        params = yaml.safe_load((tmp / "params.yaml").read_text())
+        set_params(tmp, supplements=small_supplements(params))
     run(["git", "init", "-q"], tmp)
     run(["dvc", "init", "-q"], tmp)
     run(["dvc", "config", "core.analytics", "false"], tmp)

@@ -151,7 +151,7 @@ def test_probe_datasets_get_their_readouts(tmp_path):
 def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run, tmp_path,
                                                                        monkeypatch):
     from drfidelity.methods import METHODS, Method
-    from drfidelity.pipeline import embed
+    from drfidelity.pipeline import embed, jobs
     from drfidelity.pipeline.params import load_params
 
     def broken(X, seed, context):
@@ -161,7 +161,7 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
     before = tree_digest(root, "embeddings")
     monkeypatch.setitem(METHODS, "PCA", Method("PCA", stochastic=False, fit=broken,
                                                not_operable="test"))
-    with pytest.raises(embed.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
+    with pytest.raises(jobs.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
                                                r"FloatingPointError: diverged$"):
         embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)
     assert tree_digest(root, "embeddings") == before
@@ -217,7 +217,7 @@ def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_p
                  {"source": "test"})
     assert path == root / "external_embeddings/density/pca/embedding/n200_d40_snr1/seed0.npy"
     result = stage(root, "embed", "density")
-    assert "PCA seed0 injected from external_embeddings/density/pca/" in result.stdout
+    assert "PCA seed 0 injected from external_embeddings/density/pca/" in result.stdout
     assert np.array_equal(np.load(root / "embeddings/density/PCA/seed0.npy"), Y)
     stage(root, "score", "density")
     rows = pd.read_csv(root / "results/per_run/density.csv").set_index("method")
@@ -233,11 +233,11 @@ import os, sys, time
 from concurrent.futures import ProcessPoolExecutor
 import multiprocessing
 import numpy as np
-from drfidelity.pipeline import embed
+from drfidelity.pipeline import jobs
 np.save(sys.argv[1], np.zeros((4, 2)))
 pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
-                           initializer=embed._init_worker,
-                           initargs=(sys.argv[1], None, os.getpid()))
+                           initializer=jobs._init_worker,
+                           initargs=({"": jobs.Input({"X": sys.argv[1]})}, os.getpid()))
 futures = [pool.submit(time.sleep, 120) for _ in range(3)]  # two busy workers, one job queued
 time.sleep(0.5)
 print(" ".join(str(p) for p in pool._processes), flush=True)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Kick-the-tires: run the whole DVC pipeline (every stage, every method in params.yaml) on small
-# data (N=300, D=64, 2 seeds) in a throwaway copy of this checkout. Takes a few minutes and
+# data (N=300, D=64, 2 seeds; every supplement on a few small inputs, tools/profiles.py) in a
+# throwaway copy of this checkout. Takes a few minutes and
 # leaves the checkout untouched. Needs the project's environment on PATH (make kick does it).
 #
 # Usage: tools/kick-the-tires.sh [WORKDIR]      (default: a new temporary directory)
@@ -18,15 +19,7 @@ cd "$work"
 git init -q
 git -c user.name=kick -c user.email=kick@localhost commit -q --allow-empty -m "kick-the-tires copy"
 
-python - <<'PY'
-import yaml
-with open("params.yaml") as f:
-    params = yaml.safe_load(f)
-params["data"].update(n=300, d=64)
-params["seeds"] = 2
-with open("params.yaml", "w") as f:
-    yaml.safe_dump(params, f, sort_keys=False)
-PY
+python tools/profiles.py kick params.yaml
 
 start=$SECONDS
 dvc repro

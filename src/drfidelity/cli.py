@@ -14,7 +14,7 @@ import os
 import sys
 from pathlib import Path
 
-from drfidelity.pipeline import PER_DATASET, STAGES  # loads no numeric library
+from drfidelity.pipeline import PER_DATASET, PER_STUDY, STAGES  # loads no numeric library
 
 
 BAD_INPUT = (ValueError, OSError, MemoryError)
@@ -55,14 +55,20 @@ def build_parser() -> argparse.ArgumentParser:
     stage = sub.add_parser(
         "stage", parents=[common], help="run one pipeline stage (what dvc.yaml calls)",
         description="Run one stage of the DVC pipeline with the values of params.yaml. "
-                    "generate/embed/score/figures take a dataset name; aggregate/report take none. "
+                    "generate/embed/score/figures take a dataset name, supplement_embed/"
+                    "supplement_score a study (addplot, random_walk, sweep_outlier_factor, "
+                    "sweep_minority_frac, noise_dims, or hyperparams:DATASET); "
+                    "aggregate/report take none. "
                     "Always runs in exact numerics (see drfidelity.runtime).")
     stage.add_argument("name", choices=STAGES)
-    stage.add_argument("dataset", nargs="?", help="dataset name (generate, embed, score, figures)")
+    stage.add_argument("dataset", nargs="?", metavar="target",
+                       help="dataset name (generate, embed, score, figures) or study "
+                            "(supplement_embed, supplement_score)")
     stage.add_argument("--params", type=Path, default=Path("params.yaml"),
                        help="parameter file (default: params.yaml)")
     stage.add_argument("--jobs", type=int, default=None,
-                       help="embed only: parallel jobs (default: params.yaml `jobs`)")
+                       help="embed and supplement_embed only: parallel jobs (default: "
+                            "params.yaml `jobs`)")
 
     score = sub.add_parser(
         "score", parents=[common], help="score an embedding of your own data",
@@ -127,18 +133,20 @@ def main(argv: list[str] | None = None) -> int:
 def _run_stage(args: argparse.Namespace) -> int:
     from drfidelity.pipeline.params import ParamsError, load_params
 
-    if (args.name in PER_DATASET) != (args.dataset is not None):
-        need = "needs a dataset name" if args.name in PER_DATASET else "takes no dataset name"
+    targeted = PER_DATASET + PER_STUDY
+    if (args.name in targeted) != (args.dataset is not None):
+        need = ("needs a dataset name" if args.name in PER_DATASET else "needs a study name"
+                if args.name in PER_STUDY else "takes no dataset name")
         print(f"drfidelity stage {args.name} {need}", file=sys.stderr)
         return 2
     try:
         params = load_params(args.params)
-        if args.dataset is not None and args.dataset not in params.datasets:
+        if args.name in PER_DATASET and args.dataset not in params.datasets:
             raise ParamsError(f"dataset {args.dataset!r} is not in params.yaml `datasets` "
                               f"({', '.join(params.datasets)})")
         from drfidelity import pipeline, runtime
 
-        if args.name == "embed":  # its workers follow it (see runtime.die_with_parent)
+        if args.name in ("embed", "supplement_embed"):  # its workers follow it (see runtime.die_with_parent)
             runtime.die_with_parent(os.getppid())
         pipeline.run_stage(params, args.name, args.dataset, root=Path("."), jobs=args.jobs)
     except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input

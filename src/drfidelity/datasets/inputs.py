@@ -26,6 +26,9 @@ INPUT_EXTRAS: dict[str, tuple[str, ...]] = {
     "random_walk": ("series", "t"),
     "noise_dims": (),
 }
+#: Input arrays that the metrics take as ground truth, by keyword of ``metrics.Reference``.
+GROUND_TRUTH = {"truth": "X_truth", "labels": "labels", "outlier_idx": "outlier_idx",
+                "outlier_dir": "outlier_dir", "population": "population"}
 #: Probes whose data are used as generated (random walks; already standardised noise columns).
 NEVER_NOISED = ("random_walk", "noise_dims")
 #: Third SeedSequence word of the added points' noise (their own realisation).

@@ -15,8 +15,10 @@ import pandas as pd
 from drfidelity.aggregation import aggregate_runs
 from drfidelity.pipeline.files import write_csv
 from drfidelity.pipeline.layout import (bridges_path, per_run_path, results_dir, skipped_path,
-                                        stability_path)
+                                        stability_path, study_per_run_path)
 from drfidelity.pipeline.params import Params
+
+TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
 
 def gather(params: Params, root: Path, path_of) -> pd.DataFrame:
@@ -26,7 +28,7 @@ def gather(params: Params, root: Path, path_of) -> pd.DataFrame:
     for dataset in params.datasets:
         path = path_of(root, dataset)
         if not path.exists():
-            raise FileNotFoundError(f"{path} is missing: run `dvc repro score@{dataset}`")
+            raise FileNotFoundError(f"{path} is missing: run the stage that writes it (`dvc repro`)")
         tables.append(pd.read_csv(path, float_precision="round_trip"))
     rows = [t for t in tables if len(t)]
     return pd.concat(rows, ignore_index=True, sort=False) if rows else tables[0]

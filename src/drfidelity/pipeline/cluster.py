@@ -42,20 +42,22 @@ def scheduler_address() -> str | None:
 _job_process: ProcessPoolExecutor | None = None
 
 
-def in_job_process(run_job: Callable, job: Any, X: np.ndarray, context: Any):
-    """``run_job(job, X, context)`` in this worker's job process (see the module docstring)."""
+def in_job_process(run_job: Callable, job: Any, arrays: dict[str, np.ndarray], context: Any):
+    """``run_job(job, arrays, context)`` in this worker's job process (see the module
+    docstring)."""
     global _job_process
     runtime.require_exact(f"{job.method} seed {job.seed}")
     if _job_process is None:
         _job_process = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    return _job_process.submit(run_job, job, X, context).result()
+    return _job_process.submit(run_job, job, arrays, context).result()
 
 
-def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable, X: np.ndarray,
+def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable,
+                   inputs: dict[str, dict[str, np.ndarray]],
                    outcome: Callable[[Any, Callable], None], timeout_s: float = 10.0) -> None:
-    """Submit ``run_job(job, X, None)`` for every job to the cluster at ``address`` and hand
-    each finished one to ``outcome(job, result_getter)`` as it completes. ``X`` is sent to
-    the workers once."""
+    """Submit ``run_job(job, inputs[job.config], None)`` for every job to the cluster at
+    ``address`` and hand each finished one to ``outcome(job, result_getter)`` as it
+    completes. Each input is sent to the workers once."""
     from distributed import Client, as_completed
 
     try:
@@ -65,8 +67,9 @@ def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable, X: np.n
             f"no Dask scheduler answered at {address} ({SCHEDULER_VARIABLE}) within "
             f"{timeout_s:.0f} s: {error}") from None
     with client:
-        shared_X = client.scatter(X, broadcast=True)
-        futures = {client.submit(in_job_process, run_job, job, shared_X, None, pure=False): job
-                   for job in jobs}
+        shared = {config: client.scatter(arrays, broadcast=True)
+                  for config, arrays in inputs.items()}
+        futures = {client.submit(in_job_process, run_job, job, shared[job.config], None,
+                                 pure=False): job for job in jobs}
         for future in as_completed(futures, loop=client.loop):
             outcome(futures[future], future.result)

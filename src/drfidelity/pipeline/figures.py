@@ -21,6 +21,8 @@ from drfidelity.report.figures import DatasetView, draw_all, figure_names
 from drfidelity.storage import atomic_write
 from drfidelity.report.text import TITLES
 
+TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
+
 def representative_maps(params: Params, root: Path, dataset: str
                         ) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """Lowest-seed map of every method that ran (refused when made from other data)."""

@@ -49,6 +49,7 @@ def write_array_dir(path: Path, arrays: Mapping[str, np.ndarray],
             target.parent.mkdir(parents=True, exist_ok=True)
             np.save(target, np.ascontiguousarray(array), allow_pickle=False)
         for name, text in texts.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp / name).write_text(text)
         os.chmod(tmp, 0o755)
         if path.exists():

@@ -10,6 +10,8 @@ from drfidelity.pipeline.layout import data_dir, data_identity
 from drfidelity.pipeline.params import Params
 from drfidelity.storage import fingerprint
 
+TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
+
 
 def run(params: Params, dataset: str, root: Path) -> None:
     knobs = params.dataset_params.get(dataset, {})

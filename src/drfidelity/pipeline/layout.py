@@ -44,6 +44,42 @@ def bridges_path(root: Path, dataset: str) -> Path:
     return results_dir(root) / "per_run" / f"{dataset}.bridges.csv"
 
 
+def study_data_dir(root: Path, study: str) -> Path:
+    """Inputs a supplement generated itself (``{config}/`` below for several inputs)."""
+    return root / "data" / study
+
+
+def study_embeddings_dir(root: Path, study: str) -> Path:
+    return root / "embeddings" / study
+
+
+def study_per_run_path(root: Path, study: str, config: str) -> Path:
+    """Per-run rows of one input of a study scored per main dataset (hyper-parameters)."""
+    return results_dir(root) / study / f"{config}.csv"
+
+
+def study_headline_path(root: Path, study: str) -> Path:
+    """A study's headline medians, a DVC ``metrics`` file."""
+    return results_dir(root) / "headline" / f"{study}.json"
+
+
+def study_curve_path(root: Path, study: str) -> Path:
+    """A study's median curves over its knob, a DVC ``plots`` file."""
+    return results_dir(root) / "plots" / f"{study}.csv"
+
+
+def published_results_dir(root: Path) -> Path:
+    """The previous release's result tables (import ``reference/v1.3.0/results``), read
+    through the committed link ``reference/published`` -> ``v1.3.0``."""
+    return root / "reference" / "published" / "results"
+
+
+def comparison_paths(root: Path, release: str) -> tuple[Path, Path]:
+    """The generated comparison with ``release``: (CSV summary, Markdown page)."""
+    stem = results_dir(root) / f"comparison_{release}"
+    return stem.with_suffix(".csv"), stem.with_suffix(".md")
+
+
 def figures_dir(root: Path, dataset: str) -> Path:
     return root / "figures" / dataset
 

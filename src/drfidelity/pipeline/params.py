@@ -22,7 +22,7 @@ class ParamsError(ValueError):
 
 
 TOP_KEYS = ("data", "datasets", "dataset_params", "methods", "method_params", "seeds", "jobs",
-            "bootstrap")
+            "bootstrap", "supplements")
 DATA_KEYS = ("n", "d", "seed", "snr")
 BOOTSTRAP_KEYS = ("n_boot", "alpha", "seed")
 
@@ -47,6 +47,7 @@ class Params:
     seeds: int
     jobs: int
     bootstrap: Bootstrap
+    supplements: dict[str, Any]
 
     @property
     def tag(self) -> str:
@@ -114,7 +115,75 @@ def parse_params(raw: dict[str, Any]) -> Params:
             alpha=alpha,
             seed=_integer(boot, "seed", "bootstrap.seed", minimum=0),
         ),
+        supplements=_supplements(raw.get("supplements") or {}, datasets),
     )
+
+
+#: ``supplements.<study>`` keys and the type of each (a list type checks every element).
+SUPPLEMENT_KEYS: dict[str, dict[str, Any]] = {
+    "addplot": {"n_add_bulk": int, "deviation": float, "pair_offset": float,
+                "extra_dims": int},
+    "random_walk": {"n_series": int, "n_steps": int, "d": int, "step": float, "lag": int},
+    "sweep_outlier_factor": {"values": [float]},
+    "sweep_minority_frac": {"values": [float]},
+    "noise_dims": {"dims": [int], "data_seed": int, "n_principal": int, "cluster_std": float,
+                   "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int]},
+    "hyperparams": {"datasets": [str], "grid": dict},
+}
+
+
+def _supplements(raw: Any, datasets: tuple[str, ...]) -> dict[str, Any]:
+    """``supplements``: per study, every key present with a value of its type (floats may be
+    written as integers); the hyper-parameter grid names known methods and knobs."""
+    from drfidelity.methods import METHODS
+
+    if not isinstance(raw, dict):
+        raise ParamsError(f"supplements must be a mapping of study -> settings, got {raw!r}")
+    _known_keys("supplements", raw, SUPPLEMENT_KEYS)
+    result = {}
+    for study, settings in raw.items():
+        where = f"supplements.{study}"
+        if not isinstance(settings, dict):
+            raise ParamsError(f"{where} must be a mapping, got {settings!r}")
+        _known_keys(where, settings, SUPPLEMENT_KEYS[study])
+        result[study] = {key: _typed(settings, key, kind, f"{where}.{key}")
+                         for key, kind in SUPPLEMENT_KEYS[study].items()}
+    if "hyperparams" in result:
+        hyper = result["hyperparams"]
+        outside = [d for d in hyper["datasets"] if d not in datasets]
+        if outside:
+            raise ParamsError(f"supplements.hyperparams.datasets: {outside} not in datasets "
+                              f"(the study reuses their generated data)")
+        for name, knobs in hyper["grid"].items():
+            where = f"supplements.hyperparams.grid.{name}"
+            if name not in METHODS:
+                raise ParamsError(f"{where}: unknown method (known: {', '.join(METHODS)})")
+            if not isinstance(knobs, dict) or not knobs:
+                raise ParamsError(f"{where} must map knob -> list of values, got {knobs!r}")
+            for knob, values in knobs.items():
+                if not isinstance(values, list) or not values:
+                    raise ParamsError(f"{where}.{knob} must be a non-empty list, got {values!r}")
+                for value in values:
+                    try:
+                        METHODS[name].settings({knob: value}, where=where)
+                    except ValueError as exc:
+                        raise ParamsError(str(exc)) from None
+    return result
+
+
+def _typed(settings: dict, key: str, kind: Any, where: str) -> Any:
+    value = _required(settings, key, where)
+    if isinstance(kind, list):
+        if not isinstance(value, list) or not value:
+            raise ParamsError(f"{where} must be a non-empty list, got {value!r}")
+        return [_typed({key: v}, key, kind[0], f"{where}[{i}]") for i, v in enumerate(value)]
+    if kind is float:
+        return _number(settings, key, where)
+    if kind is int:
+        return _integer(settings, key, where, minimum=0)
+    if not isinstance(value, kind):
+        raise ParamsError(f"{where} must be a {kind.__name__}, got {value!r}")
+    return value
 
 
 def _known_keys(where: str, settings: dict, known) -> None:

@@ -26,6 +26,8 @@ from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.storage import atomic_write
 from drfidelity.report.tables import CRUSH_LIMIT, headline
 
+TARGET = None  # what the stage runs on (see drfidelity.pipeline)
+
 
 def caption_note(params: Params, skipped: list[tuple[str, str]]) -> str:
     """Rules and provenance of a paper table (composite points, marks, CIs, missing methods)."""

@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from drfidelity.aggregation import finite_std
+from drfidelity.datasets.inputs import GROUND_TRUTH
 from drfidelity.metrics import Reference
 from drfidelity.metrics.bridges import bridge_gaps
 from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
@@ -33,9 +34,8 @@ from drfidelity.pipeline.layout import (bridges_path, data_dir, load_embeddings,
                                         skipped_path, stability_path)
 from drfidelity.pipeline.params import Params
 
-#: dataset arrays that metrics take as ground truth, by the keyword of ``Reference``.
-GROUND_TRUTH = {"truth": "X_truth", "labels": "labels", "outlier_idx": "outlier_idx",
-                "outlier_dir": "outlier_dir", "population": "population"}
+TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
+
 
 #: per-run metrics whose spread over runs (population std) the stability table reports.
 STABILITY_METRICS = ("full_shepard", "full_stress_fidelity", "shepard_p5__vs_ambient",

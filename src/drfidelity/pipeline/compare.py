@@ -1,0 +1,40 @@
+"""Stage ``compare``: every results table against the previous release's published one ->
+``results/comparison_v1.3.0.csv`` and ``results/comparison_v1.3.0.md``.
+
+The published tables are the DVC import ``reference/v1.3.0/results`` (`dvc pull` brings it);
+the stage reads them through the committed link ``reference/published``, so it still runs, and
+says what is missing, when they are not checked out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from drfidelity.comparison import SUMMARY_COLUMNS, compare, to_markdown
+from drfidelity.pipeline.files import write_csv, write_text
+from drfidelity.pipeline.layout import comparison_paths, published_results_dir, results_dir
+from drfidelity.pipeline.params import Params
+
+TARGET = None  # what the stage runs on (see drfidelity.pipeline)
+
+RELEASE = "v1.3.0"
+
+
+def run(params: Params, root: Path) -> None:
+    table_path, page_path = comparison_paths(root, RELEASE)
+    published = published_results_dir(root)
+    if not any(published.glob("*.csv")):
+        write_csv(table_path, pd.DataFrame(columns=SUMMARY_COLUMNS))
+        write_text(page_path, f"# Comparison with {RELEASE}\n\nThe published tables are not "
+                   "checked out: `dvc pull reference/v1.3.0/results.dvc` brings them, then "
+                   "`dvc repro compare`.\n")
+        print(f"[compare] {published} is empty: comparison not made", flush=True)
+        return
+    summary = compare(results_dir(root), published)
+    write_csv(table_path, summary)
+    write_text(page_path, to_markdown(summary, RELEASE))
+    differs = summary["verdict"].str.startswith("DIFFERS")
+    print(f"[compare] {len(summary)} (table, method) pairs, {int(summary['cells'].sum())} "
+          f"cells; {int(differs.sum())} exact pair(s) differ", flush=True)
