@@ -36,14 +36,25 @@ def latex_cell(text: str, mark: str | None) -> str:
 
 
 def latex_table(table: RankingTable, *, title: str, caption_note: str) -> str:
+    """A ranking table: its headers mapped by :data:`HEADERS`, caption "{title}: ..."."""
+    return latex_tabular(table, caption=f"{title}: distance-fidelity ranking. {caption_note}",
+                         headers=[HEADERS[c.header] for c in table.columns])
+
+
+def latex_tabular(table: RankingTable, *, caption: str, headers: list[str]) -> str:
+    """``table`` as a booktabs ``table`` float labelled ``tab:{table.dataset}``; a spanning
+    cell becomes a left-aligned italic ``\\multicolumn`` (e.g. "not operable: ...")."""
     spec = "l" + "c" * len(table.columns)
-    header = " & ".join(["method"] + [HEADERS[c.header] for c in table.columns]) + r" \\"
-    body = [" & ".join([method] + [latex_cell(c.text, c.mark) for c in cells]) + r" \\"
-            for method, cells in table.rows]
+    header = " & ".join(["method"] + headers) + r" \\"
+    body = []
+    for method, cells in table.rows:
+        texts = [rf"\multicolumn{{{c.span}}}{{l}}{{\textit{{{escape(c.text)}}}}}" if c.span > 1
+                 else latex_cell(c.text, c.mark) for c in cells]
+        body.append(" & ".join([escape(method)] + texts) + r" \\")
     lines = [
         r"\begin{table}[t]",
         r"\centering",
-        rf"\caption{{{title}: distance-fidelity ranking. {caption_note}}}",
+        rf"\caption{{{caption}}}",
         rf"\label{{tab:{table.dataset}}}",
         r"\resizebox{\textwidth}{!}{%",
         rf"\begin{{tabular}}{{{spec}}}",
