@@ -8,7 +8,7 @@ from pathlib import Path
 from drfidelity.pipeline.params import Params
 
 PER_DATASET = ("generate", "embed", "score", "figures")
-STAGES = PER_DATASET + ("aggregate", "report")
+STAGES = PER_DATASET + ("aggregate", "supplement_figures", "report")
 
 
 def run_stage(params: Params, name: str, dataset: str | None, *, root: Path,

@@ -63,7 +63,8 @@ ADDPLOT_LATEX_HEADERS = [
 #: the noise-dims table's landmark dimensions (both previous releases' lists), shown where
 #: the sweep has them.
 LANDMARK_DIMS = (6, 40, 80, 200, 250, 300, 400, 500, 768, 1500, 2000, 6000)
-KNN_METRIC = "knn_acc_k10"
+KNN_K = 10
+KNN_METRIC = f"knn_acc_k{KNN_K}"
 #: a bridge is torn when its bottleneck gap exceeds this share of the centroid distance
 #: (the value behind the ``torn`` column of ``bridge_gaps.csv``).
 TORN_RATIO = 1 / 3
@@ -103,8 +104,8 @@ def not_built(title: str, *names: str) -> list[Block]:
                   f"{PRODUCERS[names[0]]})."),]
 
 
-def _ordered(methods) -> list[str]:
-    """Canonical order first, then any other label in the order met."""
+def ordered(methods) -> list[str]:
+    """Canonical order first, then any other label (e.g. ``toorPIA-embedding``) as met."""
     present = list(dict.fromkeys(methods))
     return [m for m in CANONICAL_ORDER if m in present] + [m for m in present
                                                           if m not in CANONICAL_ORDER]
@@ -115,6 +116,11 @@ def _stats(long: pd.DataFrame, method: str, metric: str, **where):
     for key, value in where.items():
         rows = rows[rows[key] == value]
     return rows.iloc[0] if len(rows) else None
+
+
+def _num(value: float | None, spec: str) -> str:
+    """A fact formatted, or "—" where the figure could not measure it (``None``)."""
+    return "—" if value is None else format(value, spec)
 
 
 def _cell_text(row) -> str:
@@ -153,7 +159,7 @@ def timeseries_table(aggregated: pd.DataFrame) -> RankingTable:
     columns = [Column(k, h, "Spearman ρ of map vs ambient distances" if kind == "higher"
                       else "Roughness", kind)
                for k, h, kind in TIMESERIES_COLUMNS if k in present]
-    methods = sorted(_ordered(aggregated["method"]),
+    methods = sorted(ordered(aggregated["method"]),
                      key=lambda m: -_median(aggregated, m, "full_shepard"))
     values = {m: {c.key: _median(aggregated, m, c.key) for c in columns} for m in methods}
     texts = {m: {c.key: _cell_text(_stats(aggregated, m, c.key)) for c in columns}
@@ -183,7 +189,7 @@ def addplot_table(aggregated: pd.DataFrame, per_run: pd.DataFrame | None) -> Ran
         unsupported = per_run[~per_run["supported"].astype(bool)]
         notes = dict(zip(unsupported["method"], unsupported["note"].fillna("")))
     rows = {}
-    for method in _ordered(list(aggregated["method"]) + list(notes)):
+    for method in ordered(list(aggregated["method"]) + list(notes)):
         if method in notes and method not in set(aggregated["method"]):
             rows[method] = [Cell(f"not operable: {notes[method]}".rstrip(": "),
                                  span=len(columns))]
@@ -207,7 +213,7 @@ def noise_dims_table(generic: pd.DataFrame, embedding: pd.DataFrame | None) -> R
     def add(label: str, frame: pd.DataFrame, method: str) -> None:
         rows[label] = [Cell(_cell_text(_stats(frame, method, KNN_METRIC, dim=d))) for d in dims]
 
-    for method in _ordered(knn["method"]):
+    for method in ordered(knn["method"]):
         if method != "toorPIA":
             add(method, knn, method)
     if embedding is not None:
@@ -226,7 +232,7 @@ def bridge_table(gaps: pd.DataFrame) -> RankingTable:
     columns = ([Column(b, b, "Median gap ÷ centroid distance per bridge", "plain")
                 for b in bridges] + [Column("torn", "torn", "Bridges torn", "plain")])
     rows = {}
-    for method in _ordered(gaps["method"]):
+    for method in ordered(gaps["method"]):
         values = [float(medians[(method, b)]) for b in bridges]
         rows[method] = ([Cell(f"{v:.3f}", "crit" if v > TORN_RATIO else None) for v in values]
                         + [Cell(str(sum(v > TORN_RATIO for v in values)))])
@@ -236,7 +242,7 @@ def bridge_table(gaps: pd.DataFrame) -> RankingTable:
 # ------------------------------------------------------------------------- facts from tables
 
 def _leader(long: pd.DataFrame, metric: str, **where) -> tuple[str | None, float]:
-    values = {m: _median(long, m, metric, **where) for m in _ordered(long["method"])}
+    values = {m: _median(long, m, metric, **where) for m in ordered(long["method"])}
     finite = {m: v for m, v in values.items() if not math.isnan(v)}
     if not finite:
         return None, math.nan
@@ -280,10 +286,10 @@ def timeseries_section(s: Supplements) -> list[Block]:
             f"against t with the √t law (fitted exponent {geometry['radius_exponent']:.2f}); "
             f"angle between successive steps (median {geometry['step_angle_median']:.1f}°) "
             "and between the displacements of two series (median "
-            f"{geometry['cross_angle_median']:.1f}°); squared distance of random cross-series "
-            "pairs against the sum of their squared radii (median ratio "
-            f"{geometry['pythagoras_median']:.3f}). Read: near 90° and a ratio near 1 mean the "
-            "series are orthogonal rays — a faithful map shows a star."))
+            f"{_num(geometry['cross_angle_median'], '.1f')}°); squared distance of random "
+            "cross-series pairs against the sum of their squared radii (median ratio "
+            f"{_num(geometry['pythagoras_median'], '.3f')}). Read: near 90° and a ratio near 1 "
+            "mean the series are orthogonal rays — a faithful map shows a star."))
     blocks += s.figure("trajectory_gallery", (
         "**Trajectory gallery** (each method's lowest-seed map; colour = step t, squares = "
         "series ends). Read: a star of separate rays keeps the global arrangement; a smooth "
@@ -334,11 +340,11 @@ def addplot_section(s: Supplements) -> list[Block]:
         "added one at a time through the method's out-of-sample operation. Detection: the "
         "anomaly's distance from the map centroid over the bulk's median radius (above 1 = "
         "outside the bulk); attribution: its direction points at its source cluster.")]
-    blocks += s.figure("addplot_gallery", (
+    blocks += s.figure("basemap_addplot_gallery", (
         "**Add-plot gallery** (lowest seed; fit bulk faint by cluster, controls = dark dots, "
         "anchored anomalies = triangles coloured by source cluster). Read: triangles should "
         "sit outside the bulk, each on the side of its own cluster; dots inside it."
-        + _missing(s, "addplot_gallery")))
+        + _missing(s, "basemap_addplot_gallery")))
     blocks += [Table(table), Para(
         "Methods with every anomaly outside the bulk (min ratio > 1): "
         + (", ".join(f"{m} ({detect[m]:.2f}×)" for m in detected) if detected else "none")
