@@ -25,7 +25,7 @@ from drfidelity.report.figures import RECALL_K
 from drfidelity.report.latex import escape, latex_macros, latex_table, latex_tabular
 from drfidelity.report.paper import PAPER_FIGURES, PAPER_SUPPLEMENT_FIGURES, paper_title
 from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, Supplements,
-                                           addplot_caption, addplot_table)
+                                           addplot_caption, addplot_table, supplement_macros)
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.storage import atomic_write
 from drfidelity.report.tables import CRUSH_LIMIT, headline
@@ -106,7 +106,8 @@ def run(params: Params, root: Path) -> None:
             figures[f"supplement_{key}.png"] = (root / drawn[key]).read_bytes()
     write_array_dir(root / "paper" / "tables", {}, tables)
     write_text(root / "paper" / "macros.tex",
-               latex_macros(found, params, skipped_text, RECALL_K))
+               latex_macros(found, params, skipped_text, RECALL_K,
+                            supplement_macros(supplements)))
     for stale in sorted((root / "paper" / "figures").glob("*.png")):
         if stale.name not in figures:
             stale.unlink()

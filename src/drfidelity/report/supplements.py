@@ -15,6 +15,7 @@ import pandas as pd
 
 from drfidelity.methods import CANONICAL_ORDER
 from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Table
+from drfidelity.report.latex import escape, macro
 from drfidelity.report.tables import Cell, Column, RankingTable, column_marks, format_value
 
 #: result tables the report reads (``results/<name>.csv``), each optional.
@@ -325,15 +326,39 @@ def stability_section(s: Supplements) -> list[Block]:
     return blocks
 
 
+def addplot_detected(aggregated: pd.DataFrame) -> dict[str, float]:
+    """Methods whose every added anomaly lands outside the bulk (smallest radius ratio > 1),
+    with that smallest ratio, in canonical order."""
+    smallest = {m: _median(aggregated, m, "anomaly_radius_ratio_min")
+                for m in ordered(aggregated["method"])}
+    return {m: v for m, v in smallest.items() if v > 1}
+
+
+def supplement_macros(s: Supplements) -> list[str]:
+    """``\\newcommand`` lines for the numbers the paper's supplement prose quotes ("---" for
+    a supplement not built, so the paper typesets either way)."""
+    if "addplot_aggregated" in s.tables:
+        detected = addplot_detected(s.tables["addplot_aggregated"])
+        text = ", ".join(f"{escape(m)} (${v:.2f}\\times$)" for m, v in detected.items())
+        lines = [macro("AddplotDetected", text or "none")]
+    else:
+        lines = [macro("AddplotDetected", "---")]
+    if "bridge_gaps" in s.tables:
+        torn = {m: cells[-1].text for m, cells in bridge_table(s.tables["bridge_gaps"]).rows}
+        text = ", ".join(f"{escape(m)} {k}" for m, k in torn.items() if k != "0")
+        lines.append(macro("BridgesTorn", text or "none"))
+    else:
+        lines.append(macro("BridgesTorn", "---"))
+    return lines
+
+
 def addplot_section(s: Supplements) -> list[Block]:
     title = "Supplement — out-of-sample add-plot"
     if "addplot_aggregated" not in s.tables:
         return not_built(title, "addplot_aggregated")
     aggregated = s.tables["addplot_aggregated"]
     table = addplot_table(aggregated, s.tables.get("addplot_per_run"))
-    supported = [m for m, cells in table.rows if cells[0].span == 1]
-    detect = {m: _median(aggregated, m, "anomaly_radius_ratio_min") for m in supported}
-    detected = [m for m, v in detect.items() if v > 1]
+    detected = addplot_detected(aggregated)
     blocks: list[Block] = [Heading(2, title), Quote(
         "A map is fitted on normal data only; then cluster-anchored anomalies (displaced "
         "along dimensions the normal data never varies in) and fresh normal controls are "
@@ -347,7 +372,7 @@ def addplot_section(s: Supplements) -> list[Block]:
         + _missing(s, "basemap_addplot_gallery")))
     blocks += [Table(table), Para(
         "Methods with every anomaly outside the bulk (min ratio > 1): "
-        + (", ".join(f"{m} ({detect[m]:.2f}×)" for m in detected) if detected else "none")
+        + (", ".join(f"{m} ({v:.2f}×)" for m, v in detected.items()) if detected else "none")
         + ". Not operable: methods that expose no out-of-sample operation.")]
     return blocks
 
