@@ -170,6 +170,9 @@ def test_report_stage_writes_the_supplements_and_the_addplot_table(reference_dir
         "supplement_basemap_addplot_gallery.png", "supplement_dimension_curve.png",
         "supplement_sweep_outliers_curve.png", "supplement_trajectory_gallery.png"]
     assert "<td colspan=\"6\">" in (root / "REPORT.html").read_text()
+    macros = (root / "paper" / "macros.tex").read_text()
+    assert r"\newcommand{\AddplotDetected}{toorPIA ($8.62\times$)}" in macros
+    assert r"\newcommand{\BridgesTorn}{t-SNE 4, UMAP 4, DREAMS 3}" in macros
 
 
 def test_report_stage_without_supplements_notes_them_and_writes_no_addplot_table(tmp_path):
@@ -180,3 +183,5 @@ def test_report_stage_without_supplements_notes_them_and_writes_no_addplot_table
     report = (tmp_path / "REPORT.md").read_text()
     assert report.count("> Not built in this run") == 8
     assert not (tmp_path / "paper" / "tables" / "addplot.tex").exists()
+    macros = (tmp_path / "paper" / "macros.tex").read_text()
+    assert r"\newcommand{\AddplotDetected}{---}" in macros
