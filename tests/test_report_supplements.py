@@ -67,6 +67,14 @@ def theirs_header(reference_dir: Path) -> str:
     return next(l for l in text.splitlines() if l.startswith("method &"))
 
 
+def test_unsupported_rows_in_the_aggregated_table_still_read_not_operable(published):
+    aggregated = pd.concat([published["addplot_aggregated"], pd.DataFrame(
+        [{"method": "PCC", "metric": "anomaly_radius_ratio_med", "supported": False,
+          "note": "no transform"}])])
+    rows = texts(addplot_table(aggregated, None))
+    assert rows["PCC"] == ["not operable: no transform"] and rows["PCA"][0] == "0.966"
+
+
 def test_markdown_and_html_span_the_not_operable_cell(published):
     from drfidelity.report.document import html_table
     from drfidelity.report.markdown import markdown_table

@@ -102,7 +102,7 @@ def not_built(title: str, *names: str) -> list[Block]:
     files = ", ".join(f"`results/{n}.csv`" for n in names)
     return [Heading(2, title),
             Quote(f"Not built in this run: {files} absent (written by "
-                  f"{PRODUCERS[names[0]]})."),]
+                  f"{PRODUCERS[names[0]]}).")]
 
 
 def ordered(methods) -> list[str]:
@@ -186,12 +186,13 @@ def addplot_table(aggregated: pd.DataFrame, per_run: pd.DataFrame | None) -> Ran
     direction)."""
     columns = [Column(k, h, "Out-of-sample add-plot", "plain") for k, h in ADDPLOT_COLUMNS]
     notes = {}
-    if per_run is not None:
-        unsupported = per_run[~per_run["supported"].astype(bool)]
-        notes = dict(zip(unsupported["method"], unsupported["note"].fillna("")))
+    for frame in (per_run, aggregated):
+        if frame is not None and {"supported", "note"} <= set(frame.columns):
+            off = frame["supported"].astype(str).str.lower() == "false"  # blank: not said
+            notes.update(zip(frame.loc[off, "method"], frame.loc[off, "note"].fillna("")))
     rows = {}
     for method in ordered(list(aggregated["method"]) + list(notes)):
-        if method in notes and method not in set(aggregated["method"]):
+        if method in notes:
             rows[method] = [Cell(f"not operable: {notes[method]}".rstrip(": "),
                                  span=len(columns))]
         else:
