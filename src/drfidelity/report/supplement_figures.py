@@ -371,7 +371,8 @@ def stability_bars(stability: pd.DataFrame) -> object:
                    color=style.method_color(method), label=method)
         ax.set_xticks(np.arange(len(datasets)) + width * (len(methods) - 1) / 2, datasets)
         ax.set_ylabel(label)
-    axes[0].legend()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(labels))
     return fig
 
 
