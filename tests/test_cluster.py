@@ -77,7 +77,7 @@ def test_cluster_maps_are_byte_identical_to_the_local_pool(small):
     assert remote.returncode == 0, remote.stderr
     assert tree_digest(small, "embeddings") == expected
     assert len(expected) == 1 + 1 + 1 + 2 + 2 + 1   # status.json, PCA, Isomap, t-SNE, UMAP, DREAMS
-    assert "toorPIA seed0 skipped: no map at" in remote.stdout   # cache-first: ran here
+    assert "toorPIA seed 0 skipped: no map at" in remote.stdout   # cache-first: ran here
 
 
 def test_worker_without_exact_numerics_is_refused(small):

@@ -1,9 +1,11 @@
 """Stage ``report``: results and figure facts -> ``REPORT.md``, ``REPORT.html``,
-``paper/tables/{dataset}.tex``, ``paper/macros.tex``, the paper's figures and the DVC metrics
-file ``results/headline.json`` (per dataset and method: full ρ, near ρ, Σ).
+``paper/tables/{dataset}.tex`` (and ``addplot.tex``), ``paper/macros.tex``, the paper's figures
+and the DVC metrics file ``results/headline.json`` (per dataset and method: full ρ, near ρ, Σ).
 
-The figures stage's ``figures/{dataset}/facts.json`` holds the numbers the captions quote;
-without it (figures not built) the report says so and shows that dataset's tables only.
+The figures stages' ``figures/{dataset}/facts.json`` and ``figures/supplements/facts.json``
+hold the numbers the captions quote; without them (figures not built) the report says so and
+shows the tables only. Each supplement table (``report.supplements.TABLES``) is optional: an
+absent one makes its section a one-line "not built" note.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from drfidelity.pipeline.params import Params, snr_label
 from drfidelity.report.content import TITLE, Inputs, findings, points_rule, report_blocks
 from drfidelity.report.document import to_html, to_markdown
 from drfidelity.report.figures import RECALL_K
-from drfidelity.report.latex import escape, latex_macros, latex_table
-from drfidelity.report.paper import PAPER_FIGURES, paper_title
+from drfidelity.report.latex import escape, latex_macros, latex_table, latex_tabular
+from drfidelity.report.paper import PAPER_FIGURES, PAPER_SUPPLEMENT_FIGURES, paper_title
+from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, Supplements,
+                                           addplot_caption, addplot_table, supplement_macros)
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.storage import atomic_write
 from drfidelity.report.tables import CRUSH_LIMIT, headline
@@ -51,6 +55,17 @@ def caption_note(params: Params, skipped: list[tuple[str, str]]) -> str:
     return note
 
 
+def load_supplements(root: Path) -> Supplements:
+    """The supplement tables that exist and the supplement figures' facts (if drawn)."""
+    tables = {}
+    for name in TABLES:
+        path = results_dir(root) / f"{name}.csv"
+        if path.exists():
+            tables[name] = pd.read_csv(path, float_precision="round_trip")
+    facts = root / "figures" / "supplements" / "facts.json"
+    return Supplements(tables, json.loads(facts.read_text()) if facts.exists() else None)
+
+
 def run(params: Params, root: Path) -> None:
     aggregated = pd.read_csv(results_dir(root) / "metrics_aggregated.csv",
                              float_precision="round_trip")
@@ -65,7 +80,8 @@ def run(params: Params, root: Path) -> None:
                   f"(run `drfidelity stage figures {dataset}` first)", flush=True)
     write_text(results_dir(root) / "headline.json",
                dumps_json({d: headline(aggregated, d) for d in params.datasets}))
-    inputs = Inputs(params, aggregated, skipped, facts)
+    supplements = load_supplements(root)
+    inputs = Inputs(params, aggregated, skipped, facts, supplements)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     write_text(root / "REPORT.md", to_markdown(blocks))
@@ -74,15 +90,26 @@ def run(params: Params, root: Path) -> None:
     tables = {f"{dataset}.tex": latex_table(f["table"], title=paper_title(dataset, params),
                                             caption_note=caption_note(params, f["skipped"]))
               for dataset, f in found["datasets"].items()}
+    if "addplot_aggregated" in supplements.tables:
+        tables["addplot.tex"] = latex_tabular(
+            addplot_table(supplements.tables["addplot_aggregated"],
+                          supplements.tables.get("addplot_per_run")),
+            caption=addplot_caption(100 * (1 - params.bootstrap.alpha)),
+            headers=ADDPLOT_LATEX_HEADERS)
     skipped_text = ("; ".join(f"{escape(r.method)} on {escape(r.dataset)} ({escape(r.reason)})"
                               for r in skipped.itertuples()) or "none")
     figures = {}
     for dataset, key in PAPER_FIGURES:
         if dataset in facts:
             figures[f"{dataset}_{key}.png"] = (root / facts[dataset]["files"][key]).read_bytes()
+    drawn = (supplements.facts or {}).get("files", {})
+    for key in PAPER_SUPPLEMENT_FIGURES:
+        if key in drawn:
+            figures[f"supplement_{key}.png"] = (root / drawn[key]).read_bytes()
     write_array_dir(root / "paper" / "tables", {}, tables)
     write_text(root / "paper" / "macros.tex",
-               latex_macros(found, params, skipped_text, RECALL_K))
+               latex_macros(found, params, skipped_text, RECALL_K,
+                            supplement_macros(supplements)))
     for stale in sorted((root / "paper" / "figures").glob("*.png")):
         if stale.name not in figures:
             stale.unlink()

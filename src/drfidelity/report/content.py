@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -21,16 +21,12 @@ from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
 from drfidelity.report.ranking import TOP_POINTS
+from drfidelity.report.supplements import Supplements, supplement_blocks
 from drfidelity.report.tables import CRUSH_LIMIT, RankingTable, ranking_table
 from drfidelity.report.text import TITLES
 
 UPSTREAM = "DR Fidelity Benchmark v1.3.0 (toorpia/dr-fidelity-benchmark, MIT)"
 COMPARISON = "docs/methods.md#agreement-with-the-reference-release-v130"
-#: sections the supplements add once their stages exist (time series, stability, add-plot,
-#: noise dims, sweeps, hyper-parameters); listed in the report as not yet built.
-SUPPLEMENTS_PENDING = ("time series (random walks)", "run-to-run stability",
-                       "out-of-sample add-plot", "noise dimensions", "single-knob sweeps",
-                       "hyper-parameter sensitivity")
 
 
 @dataclass
@@ -39,6 +35,7 @@ class Inputs:
     aggregated: pd.DataFrame
     skipped: pd.DataFrame
     facts: dict  # dataset -> figures/{dataset}/facts.json (absent: figures not built)
+    supplements: Supplements = field(default_factory=Supplements)
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset)
@@ -385,9 +382,8 @@ def methodology(inputs: Inputs, found: dict) -> list[Block]:
         f"**toorPIA.** {toorpia}",
         f"**Scope.** Synthetic data with known geometry, N = {params.n}, D = {params.d}, "
         f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at the settings of "
-        "`params.yaml` (`method_params`). Not yet in this report (their stages are built "
-        "separately): "
-        + ", ".join(SUPPLEMENTS_PENDING) + ".",
+        "`params.yaml` (`method_params`); the supplements above probe other data (random "
+        "walks, noise dimensions, sweeps) with the same methods.",
     ))]
 
 
@@ -423,10 +419,12 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
             f"{r.method} on {r.dataset}: {r.reason}" for r in inputs.skipped.itertuples())))
     blocks.append(Para("Contents: " + " · ".join(
         f"[{TITLES[d]}](#{slug(TITLES[d])})" for d in params.datasets)
-        + " · [Methodology](#methodology-notes)"))
+        + " · [Time series](#time-series-random-walks) · [Supplements](#run-to-run-stability)"
+        " · [Methodology](#methodology-notes)"))
     blocks += reading_guide(inputs, found)
     for dataset in params.datasets:
         blocks += dataset_section(dataset, inputs, found)
+    blocks += supplement_blocks(inputs.supplements)
     blocks += methodology(inputs, found)
     blocks += rebuild_section(params)
     return blocks

@@ -165,16 +165,23 @@ def to_html(blocks: Sequence[Block], *, title: str) -> str:
 
 
 def html_table(table: RankingTable) -> str:
-    """Two header rows (column groups, then columns); marks become cell classes."""
+    """Two header rows (column groups, then columns); marks become cell classes, spans
+    colspans."""
     groups = "".join(f'<th colspan="{n}">{html.escape(name)}</th>' for name, n in table.groups)
     header = "".join(f"<th>{html.escape(c.header)}</th>" for c in table.columns)
     rows = []
     for method, cells in table.rows:
         tds = []
-        for column, cell in zip(table.columns, cells):
+        columns = iter(table.columns)
+        for cell in cells:
+            column = next(columns)
+            for _ in range(cell.span - 1):
+                next(columns)
             classes = [c for c in (cell.mark if cell.text != "—" else None,
                                    "reference" if column.kind == "reference" else None) if c]
             attr = f' class="{" ".join(classes)}"' if classes else ""
+            if cell.span > 1:
+                attr += f' colspan="{cell.span}"'
             text = ("⚠ " if cell.mark == "crit" else "") + html.escape(cell.text)
             tds.append(f"<td{attr}>{text}</td>")
         rows.append(f"<tr><td>{html.escape(method)}</td>{''.join(tds)}</tr>")

@@ -170,7 +170,7 @@ def analyse(view: DatasetView) -> Analysis:
     return analysis
 
 
-def _grid(count: int, panel: float = style.FULL_WIDTH / style.PANELS_PER_ROW,
+def panel_grid(count: int, panel: float = style.FULL_WIDTH / style.PANELS_PER_ROW,
           extra_height: float = 0.6):
     cols = min(style.PANELS_PER_ROW, max(count, 1))
     rows = -(-max(count, 1) // cols)
@@ -181,13 +181,13 @@ def _grid(count: int, panel: float = style.FULL_WIDTH / style.PANELS_PER_ROW,
     return fig, axes[:count]
 
 
-def _method_title(ax, method: str, detail: str = "") -> None:
+def method_title(ax, method: str, detail: str = "") -> None:
     ax.set_title(method + (f"\n{detail}" if detail else ""), color=style.method_color(method))
     for spine in ax.spines.values():
         spine.set_edgecolor(style.method_color(method))
 
 
-def _map_axes(ax) -> None:
+def map_axes(ax) -> None:
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_xticks([])
     ax.set_yticks([])
@@ -198,14 +198,14 @@ def _map_axes(ax) -> None:
 
 def gallery(view: DatasetView) -> object:
     """Each method's map, coloured by what is known to be true about the points."""
-    fig, axes = _grid(len(view.maps))
+    fig, axes = panel_grid(len(view.maps))
     arrays = view.arrays
     scalar = None
     for ax, (method, Y) in zip(axes, view.maps.items()):
         if view.dataset == "outliers":
             _draw_outliers(ax, Y, arrays)
         elif view.dataset == "populations":
-            _draw_populations(ax, Y, arrays)
+            draw_populations(ax, Y, arrays)
         elif "log_local_density" in arrays:
             scalar = ax.scatter(*Y.T, c=arrays["log_local_density"], cmap="viridis", s=3,
                                 linewidths=0)
@@ -214,8 +214,8 @@ def gallery(view: DatasetView) -> object:
         else:
             ax.scatter(*Y.T, c=arrays["labels"] % 10, cmap="tab10", norm=Normalize(0, 9), s=3,
                        linewidths=0)
-        _map_axes(ax)
-        _method_title(ax, method, f"seed {view.seeds[method]}")
+        map_axes(ax)
+        method_title(ax, method, f"seed {view.seeds[method]}")
     if scalar is not None:
         label = ("latent log local density −log r₁₀" if "log_local_density" in arrays
                  else "position t along the loop (cyclic)")
@@ -240,7 +240,7 @@ def _draw_outliers(ax, Y, arrays) -> None:
                     xytext=(3, 3), textcoords="offset points")
 
 
-def _draw_populations(ax, Y, arrays) -> None:
+def draw_populations(ax, Y, arrays) -> None:
     population, labels = arrays["population"], arrays["labels"] % 10
     major, minor = population == 0, population == 1
     ax.scatter(*Y[major].T, c=labels[major], cmap="tab10", norm=Normalize(0, 9), s=3,
@@ -322,7 +322,7 @@ def _circle(centre, radius, colour):
 
 def shepard_density(view: DatasetView, analysis: Analysis) -> object:
     """Shepard diagram per method as a log-count hexbin over all pairs."""
-    fig, axes = _grid(len(view.maps), extra_height=0.55)
+    fig, axes = panel_grid(len(view.maps), extra_height=0.55)
     for ax, method in zip(axes, view.maps):
         hb = ax.hexbin(analysis.d_ambient, analysis.d_maps[method], gridsize=HEX_GRIDSIZE,
                        bins="log", mincnt=1, cmap="viridis", linewidths=0)
@@ -330,7 +330,7 @@ def shepard_density(view: DatasetView, analysis: Analysis) -> object:
         ax.set_facecolor("#f4f4f4")
         ax.set_xlabel("ambient distance (data units)", fontsize=6)
         ax.set_ylabel("map distance (map units)", fontsize=6)
-        _method_title(ax, method, f"full ρ = {view.run_value(method, 'full_shepard'):.3f} "
+        method_title(ax, method, f"full ρ = {view.run_value(method, 'full_shepard'):.3f} "
                                   f"(seed {view.seeds[method]})")
         fig.colorbar(hb, ax=ax, shrink=0.8, label="pairs (log)")
     return fig
@@ -390,7 +390,7 @@ def rnx_curves(view: DatasetView, analysis: Analysis) -> object:
 
 def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
     """Q'(kappa_s, kappa_t) per method: region of interest across, tolerated rank error down."""
-    fig, axes = _grid(len(view.maps), extra_height=0.2)
+    fig, axes = panel_grid(len(view.maps), extra_height=0.2)
     kt = [t for t in KAPPA_T_GRID if t <= view.X.shape[0] - 2]
     image = None
     for ax, method in zip(axes, view.maps):
@@ -401,7 +401,7 @@ def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
         ax.set_yticks(range(len(kt)), [str(t) for t in kt], fontsize=5)
         ax.set_xlabel("region κ_s (neighbour rank)", fontsize=6)
         ax.set_ylabel("tolerance κ_t (ranks)", fontsize=6)
-        _method_title(ax, method)
+        method_title(ax, method)
     if image is not None:
         fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
                      label="Q′(κ_s, κ_t): share of region pairs within tolerance")
@@ -410,7 +410,7 @@ def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
 
 def local_quality(view: DatasetView, analysis: Analysis) -> object:
     """Each map coloured by its point-wise rank-error quality: where the map can be trusted."""
-    fig, axes = _grid(len(view.maps))
+    fig, axes = panel_grid(len(view.maps))
     image = None
     vmax = analysis.pointwise_vmax
     for ax, (method, Y) in zip(axes, view.maps.items()):
@@ -418,8 +418,8 @@ def local_quality(view: DatasetView, analysis: Analysis) -> object:
         order = np.argsort(-q, kind="stable")  # worst points drawn last, on top
         image = ax.scatter(*Y[order].T, c=q[order], cmap="magma", vmin=0, vmax=vmax, s=3,
                            linewidths=0)
-        _map_axes(ax)
-        _method_title(ax, method, f"mean Q′ᵢ = {q.mean():.3f}")
+        map_axes(ax)
+        method_title(ax, method, f"mean Q′ᵢ = {q.mean():.3f}")
     if image is not None:
         fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
                      label=f"point-wise Q′ᵢ (κ_s = {POINTWISE_KAPPA_S}, "

@@ -10,13 +10,17 @@ MARKDOWN_MARKS = {"best": "**{}**", "worst": "*{}*", "crit": "⚠ **{}**"}
 
 
 def markdown_table(table: RankingTable) -> str:
-    """The two-row header of the HTML table becomes an italic "Column groups" line."""
+    """The two-row header of the HTML table becomes an italic "Column groups" line; a cell
+    spanning several columns is followed by empty cells (GFM has no colspan)."""
     groups = " · ".join(f"{name} [{n}]" for name, n in table.groups)
     header = ["method"] + [c.header for c in table.columns]
     lines = [f"*Column groups: {groups}*", "", _row(header), _row(["---"] * len(header))]
     for method, cells in table.rows:
-        texts = [MARKDOWN_MARKS[c.mark].format(c.text) if c.mark and c.text != "—" else c.text
-                 for c in cells]
+        texts = []
+        for c in cells:
+            texts.append(MARKDOWN_MARKS[c.mark].format(c.text) if c.mark and c.text != "—"
+                         else c.text)
+            texts += [""] * (c.span - 1)
         lines.append(_row([method] + texts))
     return "\n".join(lines)
 

@@ -15,6 +15,11 @@ PAPER_FIGURES = (
     ("outliers", "score_scatter"),
 )
 
+#: supplement figures copied to ``paper/figures/supplement_{key}.png`` when drawn
+#: (``paper/main.tex`` includes each only if the file exists).
+PAPER_SUPPLEMENT_FIGURES = ("basemap_addplot_gallery", "trajectory_gallery", "dimension_curve",
+                            "sweep_outliers_curve")
+
 
 def paper_title(dataset: str, params) -> str:
     """Table title; the populations title carries the split, from its parameter."""

@@ -27,13 +27,17 @@ class Column:
     key: str          # metric name, or a points key / "total"
     header: str
     group: str
-    kind: str         # "points" | "total" | "higher" | "scale" | "reference"
+    kind: str         # "points" | "total" | "higher" | "scale" | "unit" | "reference" | "plain"
 
 
 @dataclass
 class Cell:
+    """One table cell; ``span`` > 1 makes it cover that many columns (the next ``span - 1``
+    cells of the row are left out), e.g. an add-plot row saying "not operable"."""
+
     text: str
     mark: str | None = None
+    span: int = 1
 
 
 @dataclass
@@ -122,21 +126,31 @@ def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
             for m in order:
                 r = stats[m].get(column.key)
                 texts[m] = "—" if r is None else format_value(r.median, r.ci_lo, r.ci_hi, r.n_runs)
-        marks = _marks(column, values)
+        marks = column_marks(column, values)
         for m in order:
             cells[m].append(Cell(texts[m], marks.get(m)))
     table.rows = [(m, cells[m]) for m in order]
     return table
 
 
-def _marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
+def column_marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
+    """Row label -> mark of one column: best/worst by the column's kind (none for ``plain``;
+    ``scale`` closest to 1 in log terms, no worst; ``unit`` closest/farthest to 1), then the
+    outright failures."""
     finite = {m: float(v) for m, v in values.items() if v is not None and not math.isnan(v)}
     marks: dict[str, str] = {}
     if len(set(finite.values())) > 1:
-        if column.kind == "scale":
+        if column.kind == "plain":
+            pass
+        elif column.kind == "scale":
             distance = {m: abs(math.log2(v)) if v > 0 else math.inf for m, v in finite.items()}
             best = min(distance.values())
             marks.update({m: "best" for m, d in distance.items() if d == best})
+        elif column.kind == "unit":
+            distance = {m: abs(v - 1) for m, v in finite.items()}
+            near, far = min(distance.values()), max(distance.values())
+            marks.update({m: "best" for m, d in distance.items() if d == near})
+            marks.update({m: "worst" for m, d in distance.items() if d == far})
         else:
             hi, lo = max(finite.values()), min(finite.values())
             marks.update({m: "best" for m, v in finite.items() if v == hi})

@@ -1,0 +1,228 @@
+"""Stage ``supplement_figures``: the supplement studies' data, maps and result tables ->
+``figures/supplements/{name}.png`` and ``figures/supplements/facts.json``.
+
+Every input is optional: a figure whose table or maps are absent is not drawn (and the report
+says "not built"); a method a study skipped gets a panel naming its reason. ``facts.json``
+holds the drawn files and the numbers the report's captions quote (``files``, and per figure
+``skipped``, ``new_methods`` and measured values), so the report stage needs no maps.
+
+Map folders follow ``embeddings/<study>[/<config>]/<method>/seed<s>[_fit|_add].npy`` with a
+``status.json`` beside them; the representative map is a method's lowest seed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from drfidelity.methods import METHODS
+from drfidelity.metrics.labels import knn_label_accuracy
+from drfidelity.pipeline.files import dumps_json, write_text
+from drfidelity.pipeline.layout import results_dir
+from drfidelity.pipeline.params import Params
+from drfidelity.report import style
+from drfidelity.report import supplement_figures as draw
+from drfidelity.report.supplements import (HYPERPARAM_METRICS, KNN_K, SWEEP_OUTLIER_METRICS,
+                                           SWEEP_POPULATION_METRICS)
+from drfidelity.storage import atomic_write
+
+TARGET = None  # what the stage runs on (see drfidelity.pipeline)
+
+#: the dimensions of the maps grid (the previous release's, plus the largest csvform D).
+GRID_DIMS = (6, 40, 100, 200, 300, 768, 2000)
+
+
+def out_dir(root: Path) -> Path:
+    return root / "figures" / "supplements"
+
+
+def _table(root: Path, name: str) -> pd.DataFrame | None:
+    path = results_dir(root) / f"{name}.csv"
+    return pd.read_csv(path, float_precision="round_trip") if path.exists() else None
+
+
+def _arrays(folder: Path, *names: str) -> dict[str, np.ndarray] | None:
+    paths = {n: folder / f"{n}.npy" for n in names}
+    if not all(p.exists() for p in paths.values()):
+        return None
+    return {n: np.load(p) for n, p in paths.items()}
+
+
+def lowest_seed_maps(folder: Path, suffixes: tuple[str, ...] = ("",)):
+    """(maps, seeds, skipped) of a map folder, or ``None`` without ``status.json``.
+
+    ``maps[method]`` is one array, or a tuple of one per suffix (``("_fit", "_add")``); a
+    method the study skipped, or whose map file is absent, is in ``skipped`` with the reason.
+    """
+    path = folder / "status.json"
+    if not path.exists():
+        return None
+    maps, seeds, skipped = {}, {}, {}
+    for method, entry in json.loads(path.read_text())["methods"].items():
+        if entry.get("status") != "ok" or not entry.get("seeds"):
+            skipped[method] = entry.get("reason") or entry.get("status", "not run")
+            continue
+        seed = min(entry["seeds"])
+        files = [folder / method / f"seed{seed}{s}.npy" for s in suffixes]
+        missing = [f.name for f in files if not f.exists()]
+        if missing:
+            skipped[method] = f"map file {missing[0]} absent"
+            continue
+        loaded = tuple(np.load(f) for f in files)
+        maps[method] = loaded if len(suffixes) > 1 else loaded[0]
+        seeds[method] = seed
+    return maps, seeds, skipped
+
+
+def new_methods(*frames: pd.DataFrame | None) -> list[str]:
+    """Methods all of whose rows are flagged ``new`` in the first frame with that column."""
+    for frame in frames:
+        if frame is not None and "new" in frame.columns:
+            flag = frame["new"].astype(str).str.lower() == "true"
+            return [m for m, rows in flag.groupby(frame["method"], sort=False) if rows.all()]
+    return []
+
+
+def hyperparam_defaults(params: Params, aggregated: pd.DataFrame) -> dict[tuple[str, str], float]:
+    """(method, knob) -> the main benchmark's setting (registry default or params.yaml)."""
+    defaults = {}
+    for method, knob in aggregated[["method", "knob"]].drop_duplicates().itertuples(index=False):
+        if method in METHODS:
+            settings = {**METHODS[method].defaults, **params.method_params.get(method, {})}
+            if knob in settings:
+                defaults[(method, knob)] = float(settings[knob])
+    return defaults
+
+
+class Drawn:
+    """The figures drawn so far and their facts."""
+
+    def __init__(self):
+        self.pngs: dict[str, bytes] = {}
+        self.facts: dict = {}
+
+    def add(self, key: str, fig, **facts) -> None:
+        self.pngs[key] = style.png_bytes(fig)
+        self.facts[key] = facts
+
+
+def _addplot(root: Path, drawn: Drawn) -> None:
+    data = _arrays(root / "data" / "addplot", "labels_fit", "add_anchor")
+    found = lowest_seed_maps(root / "embeddings" / "addplot", ("_fit", "_add"))
+    if data is None or found is None:
+        return
+    maps, seeds, skipped = found
+    drawn.add("basemap_addplot_gallery",
+              draw.addplot_gallery(data["labels_fit"], data["add_anchor"], maps, seeds, skipped),
+              skipped=skipped)
+
+
+def _random_walk(root: Path, drawn: Drawn) -> None:
+    data = _arrays(root / "data" / "random_walk", "X", "series", "t")
+    if data is None:
+        return
+    fig, facts = draw.geometry_explainer(data["X"], data["series"], data["t"])
+    drawn.add("geometry_explainer", fig, **facts)
+    found = lowest_seed_maps(root / "embeddings" / "random_walk")
+    if found is not None:
+        maps, seeds, skipped = found
+        drawn.add("trajectory_gallery",
+                  draw.trajectory_gallery(data["series"], data["t"], maps, seeds, skipped),
+                  skipped=skipped)
+
+
+def _sweeps(root: Path, drawn: Drawn) -> None:
+    for stem, knob, metrics, key, label in (
+            ("sweep_outliers", "outlier_factor", SWEEP_OUTLIER_METRICS, "sweep_outliers_curve",
+             "outlier factor (× bulk radius of gyration, log scale)"),
+            ("sweep_populations", "minority_frac", SWEEP_POPULATION_METRICS,
+             "populations_sweep_curve", "minority fraction (log scale)")):
+        aggregated = _table(root, f"{stem}_aggregated")
+        if aggregated is None:
+            continue
+        new = new_methods(aggregated, _table(root, f"{stem}_per_run"))
+        drawn.add(key, draw.sweep_curves(aggregated, knob, metrics, label, new),
+                  new_methods=new)
+    fractions = []
+    base = root / "embeddings" / "sweep_minority_frac"
+    for folder in sorted(base.iterdir() if base.is_dir() else [], key=lambda p: -float(p.name)):
+        data = _arrays(root / "data" / "sweep_minority_frac" / folder.name, "labels",
+                       "population")
+        found = lowest_seed_maps(folder)
+        if data is None or found is None:
+            continue
+        maps, seeds, skipped = found
+        fractions.append(float(folder.name))
+        drawn.add(f"population_gallery_mf{float(folder.name):g}",
+                  draw.population_gallery(data, maps, seeds, skipped), skipped=skipped)
+    if fractions:
+        drawn.facts["population_galleries"] = {"fractions": fractions}
+
+
+def _noise_dims(root: Path, drawn: Drawn) -> None:
+    generic = _table(root, "dimsweep_aggregated")
+    data_root = root / "data" / "noise_dims"
+    dims = sorted(int(p.name.removeprefix("dim")) for p in data_root.glob("dim*")
+                  if (p / "X.npy").exists()) if data_root.is_dir() else []
+    if generic is not None:
+        ambient = {}
+        for dim in dims:
+            arrays = _arrays(data_root / f"dim{dim}", "X", "labels")
+            ambient[dim] = knn_label_accuracy(arrays["X"], arrays["labels"], KNN_K)
+        drawn.add("dimension_curve",
+                  draw.dimension_curve(generic, _table(root, "dimsweep_embedding_aggregated"),
+                                       ambient),
+                  ambient={str(d): v for d, v in ambient.items()})
+    labels, maps, skipped = {}, {}, {}
+    for dim in (d for d in GRID_DIMS if d in dims):
+        found = lowest_seed_maps(root / "embeddings" / "noise_dims" / f"dim{dim}")
+        if found is None:
+            continue
+        labels[dim] = np.load(data_root / f"dim{dim}" / "labels.npy")
+        dim_maps, _, dim_skipped = found
+        for label, Y in dim_maps.items():
+            maps.setdefault(label, {})[dim] = Y
+        for label, reason in dim_skipped.items():
+            skipped.setdefault(label, reason)
+    if labels:
+        skipped = {m: r for m, r in skipped.items() if m not in maps}
+        drawn.add("dims_grid", draw.dims_grid(labels, maps, skipped), skipped=skipped,
+                  dims=sorted(labels))
+
+
+def _tables_only(params: Params, root: Path, drawn: Drawn) -> None:
+    hyper = _table(root, "hyperparam_sensitivity_aggregated")
+    if hyper is not None:
+        drawn.add("hyperparam_sensitivity",
+                  draw.hyperparam_curves(hyper, HYPERPARAM_METRICS,
+                                         hyperparam_defaults(params, hyper)))
+    stability = _table(root, "stability")
+    if stability is not None:
+        drawn.add("stability", draw.stability_bars(stability))
+    gaps = _table(root, "bridge_gaps")
+    if gaps is not None:
+        drawn.add("bridge_gaps", draw.bridge_gap_bars(gaps))
+
+
+def run(params: Params, root: Path) -> None:
+    drawn = Drawn()
+    _addplot(root, drawn)
+    _random_walk(root, drawn)
+    _sweeps(root, drawn)
+    _noise_dims(root, drawn)
+    _tables_only(params, root, drawn)
+    folder = out_dir(root)
+    files = {}
+    for key, data in drawn.pngs.items():
+        path = folder / f"{key}.png"
+        atomic_write(path, data)
+        files[key] = path.relative_to(root).as_posix()
+    for stale in sorted(folder.glob("*.png")):
+        if stale.relative_to(root).as_posix() not in files.values():
+            stale.unlink()
+    write_text(folder / "facts.json", dumps_json({"files": files, **drawn.facts}))
+    print(f"[supplement_figures] {len(files)} figures: {', '.join(files) or 'none'}",
+          flush=True)

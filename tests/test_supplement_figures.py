@@ -1,0 +1,191 @@
+"""Stage ``supplement_figures``: what it draws from the supplement maps and tables, what it says
+about missing methods, the numbers it measures, and byte-stable PNGs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from drfidelity.datasets.random_walk import make_random_walk
+from drfidelity.pipeline import supplement_figures as stage
+from drfidelity.pipeline.params import load_params
+from drfidelity.report import style
+from drfidelity.report import supplement_figures as draw
+from drfidelity.report.supplements import SWEEP_OUTLIER_METRICS
+
+from pipeline_helpers import REPO
+
+#: the previous release's supplement tables, copied as the stages' outputs.
+PUBLISHED = ("addplot_per_run", "addplot_aggregated", "random_walk_aggregated",
+             "sweep_outliers_aggregated", "sweep_outliers_per_run",
+             "sweep_populations_aggregated", "dimsweep_aggregated",
+             "dimsweep_embedding_aggregated", "hyperparam_sensitivity_aggregated",
+             "stability", "bridge_gaps")
+SKIP_REASON = "maps not pulled (toorPIA cache absent)"
+EXPECTED = {"basemap_addplot_gallery", "geometry_explainer", "trajectory_gallery",
+            "sweep_outliers_curve", "populations_sweep_curve", "population_gallery_mf0.5",
+            "population_gallery_mf0.05", "dimension_curve", "dims_grid",
+            "hyperparam_sensitivity", "stability", "bridge_gaps"}
+
+
+def _save(folder: Path, **arrays) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, array in arrays.items():
+        np.save(folder / f"{name}.npy", array)
+
+
+def _maps(folder: Path, methods: dict[str, list[int]], shapes: dict[str, int],
+          skipped: dict[str, str], seed: int = 0) -> None:
+    """Random maps (suffix -> rows) for each method and seed, and the status.json."""
+    rng = np.random.default_rng(seed)
+    status = {m: {"status": "ok", "seeds": seeds} for m, seeds in methods.items()}
+    status.update({m: {"status": "skipped", "seeds": [], "reason": r} for m, r in skipped.items()})
+    for method, seeds in methods.items():
+        for s in seeds:
+            _save(folder / method, **{f"seed{s}{suffix}": rng.normal(size=(n, 2))
+                                      for suffix, n in shapes.items()})
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "status.json").write_text(json.dumps({"methods": status}))
+
+
+def build_supplement_workspace(root: Path, published: Path) -> Path:
+    """Published supplement tables in results/, small synthetic data and maps for every
+    study; toorPIA skipped everywhere with :data:`SKIP_REASON`."""
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    for name in PUBLISHED:
+        shutil.copyfile(published / f"{name}.csv", root / "results" / f"{name}.csv")
+    skip = {"toorPIA": SKIP_REASON}
+    _save(root / "data" / "addplot", labels_fit=np.repeat(np.arange(5), 20),
+          add_anchor=np.repeat(np.arange(5), 2))
+    _maps(root / "embeddings" / "addplot", {"PCA": [0], "UMAP": [0, 1, 2]},
+          {"_fit": 100, "_add": 60}, skip)
+    walk = make_random_walk(n=400, d=200, seed=0, n_series=4)
+    _save(root / "data" / "random_walk", X=walk.clean, series=walk.extras["series"],
+          t=walk.extras["t"])
+    _maps(root / "embeddings" / "random_walk", {"PCA": [0], "t-SNE": [0, 1, 2]}, {"": 400},
+          skip)
+    for frac in ("0.5", "0.05"):
+        _save(root / "data" / "sweep_minority_frac" / frac,
+              labels=np.arange(80) % 10, population=(np.arange(80) < 8).astype(int))
+        _maps(root / "embeddings" / "sweep_minority_frac" / frac, {"PCA": [0], "DREAMS": [0]},
+              {"": 80}, skip)
+    rng = np.random.default_rng(3)
+    for dim in (6, 40):
+        labels = np.repeat(np.arange(3), 30)
+        X = rng.normal(scale=0.01, size=(90, dim))
+        X[:, 0] += labels  # well separated: the ambient kNN accuracy is 1
+        _save(root / "data" / "noise_dims" / f"dim{dim}", X=X, labels=labels)
+        _maps(root / "embeddings" / "noise_dims" / f"dim{dim}",
+              {"PCA": [0], "toorPIA-embedding": [0]}, {"": 90}, {"toorPIA": SKIP_REASON})
+    return root
+
+
+@pytest.fixture(scope="module")
+def drawn_root(reference_dir, tmp_path_factory) -> Path:
+    root = build_supplement_workspace(tmp_path_factory.mktemp("supp"),
+                                      reference_dir / "published_results")
+    stage.run(load_params(REPO / "params.yaml"), root)
+    return root
+
+
+def facts_of(root: Path) -> dict:
+    return json.loads((root / "figures" / "supplements" / "facts.json").read_text())
+
+
+def test_every_supplement_figure_is_drawn_and_named_in_the_facts(drawn_root):
+    facts = facts_of(drawn_root)
+    assert set(facts["files"]) == EXPECTED
+    for key, path in facts["files"].items():
+        assert (drawn_root / path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", key
+    assert sorted(p.stem for p in (drawn_root / "figures" / "supplements").glob("*.png")) == \
+        sorted(EXPECTED)
+
+
+def test_a_skipped_method_is_named_with_its_reason(drawn_root):
+    facts = facts_of(drawn_root)
+    for key in ("basemap_addplot_gallery", "trajectory_gallery", "population_gallery_mf0.5",
+                "dims_grid"):
+        assert facts[key]["skipped"] == {"toorPIA": SKIP_REASON}, key
+
+
+def test_new_rows_are_flagged_from_the_tables(drawn_root, tmp_path):
+    # the previous release's sweep tables have no `new` column: nothing is flagged new
+    assert facts_of(drawn_root)["sweep_outliers_curve"]["new_methods"] == []
+    per_run = pd.DataFrame({"method": ["PCA", "DREAMS", "DREAMS"], "new": [False, True, True]})
+    assert stage.new_methods(None, per_run) == ["DREAMS"]
+    assert stage.new_methods(per_run.assign(new=["False", "True", "False"])) == []
+
+
+def test_new_methods_are_drawn_dashed_in_their_own_colour(reference_dir):
+    aggregated = pd.read_csv(reference_dir / "published_results" / "sweep_outliers_aggregated.csv")
+    fig = draw.sweep_curves(aggregated, "outlier_factor", SWEEP_OUTLIER_METRICS, "factor",
+                            new_methods=("PCC",))
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines() if line.get_label()[0] != "_"}
+    assert lines["PCC (new)"].get_linestyle() == "--" and lines["PCA"].get_linestyle() == "-"
+    assert lines["PCA"].get_color() == style.method_color("PCA")
+    np.testing.assert_allclose(lines["PCA"].get_ydata()[:1], [0.5910556148279723])
+    style.png_bytes(fig)
+
+
+def test_the_ambient_baseline_is_measured_on_the_data(drawn_root):
+    # separated labels: the raw data's kNN vote is perfect at every D
+    assert facts_of(drawn_root)["dimension_curve"]["ambient"] == {"6": 1.0, "40": 1.0}
+
+
+def test_geometry_explainer_measures_orthogonal_rays():
+    walk = make_random_walk(n=800, d=400, seed=1, n_series=4)
+    _, facts = draw.geometry_explainer(walk.clean, walk.extras["series"], walk.extras["t"])
+    assert facts["radius_exponent"] == pytest.approx(0.5, abs=0.05)
+    assert facts["step_angle_median"] == pytest.approx(90, abs=3)
+    assert facts["cross_angle_median"] == pytest.approx(90, abs=5)
+    assert facts["pythagoras_median"] == pytest.approx(1.0, abs=0.05)
+    assert (facts["n_series"], facts["length"], facts["d"]) == (4, 200, 400)
+
+
+def test_a_map_file_missing_despite_status_ok_is_reported_not_raised(tmp_path):
+    _maps(tmp_path, {"PCA": [0, 1], "UMAP": [2]}, {"": 5}, {})
+    (tmp_path / "UMAP" / "seed2.npy").unlink()
+    maps, seeds, skipped = stage.lowest_seed_maps(tmp_path)
+    assert list(maps) == ["PCA"] and seeds == {"PCA": 0}
+    assert skipped == {"UMAP": "map file seed2.npy absent"}
+    assert stage.lowest_seed_maps(tmp_path / "nothing") is None
+
+
+def test_without_any_input_the_stage_writes_empty_facts(tmp_path):
+    stage.run(load_params(REPO / "params.yaml"), tmp_path)
+    assert facts_of(tmp_path) == {"files": {}}
+
+
+DIGEST = r"""
+import hashlib, json, sys
+from pathlib import Path
+from drfidelity.pipeline import supplement_figures
+from drfidelity.pipeline.params import load_params
+root = Path(sys.argv[1])
+supplement_figures.run(load_params(sys.argv[2]), root)
+print(json.dumps({p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+                  for p in sorted((root / "figures" / "supplements").iterdir())}))
+"""
+
+
+def test_png_bytes_are_identical_in_two_fresh_processes(drawn_root, tmp_path):
+    runs = []
+    for i in range(2):
+        root = tmp_path / str(i)
+        shutil.copytree(drawn_root, root)
+        shutil.rmtree(root / "figures")
+        runs.append(json.loads(subprocess.run(
+            [sys.executable, "-c", DIGEST, str(root), str(REPO / "params.yaml")],
+            capture_output=True, text=True, check=True).stdout.splitlines()[-1]))
+    assert runs[0] == runs[1] and len(runs[0]) == len(EXPECTED) + 1
+    first = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in sorted((drawn_root / "figures" / "supplements").iterdir())}
+    assert runs[0] == first
