@@ -26,7 +26,7 @@ def env() -> dict[str, str]:
 #: what a pipeline run needs beside src/: its definition, knobs, the toorPIA manifest, the
 #: symlinked view of external_embeddings/ that the embed stage depends on, and what git ignores.
 PIPELINE_FILES = ["dvc.yaml", "params.yaml", "external_embeddings.manifest.json",
-                  "external_maps", ".gitignore"]
+                  "external_maps", "reference/published", ".gitignore"]
 
 
 def import_pointers(root: Path = REPO) -> list[str]:
