@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: venv repro verify test test-slow kick bench lock paper
+.PHONY: venv repro verify verify-main test test-slow kick bench lock paper
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
@@ -16,6 +16,9 @@ repro: venv           ## bring in the previous release's imports (toorPIA's maps
 
 verify: venv          ## the reviewer's verdict: a fresh clone of HEAD rebuilds every committed output?
 	python tools/verify.py
+
+verify-main: venv    ## make verify for the main benchmark only (generate -> figures; what CI runs)
+	python tools/verify.py --targets aggregate figures
 
 test: venv            ## the default test suite (what CI runs)
 	python -m pytest -q

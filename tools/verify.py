@@ -10,11 +10,14 @@ The clone uses this checkout's DVC cache, so objects fetched once (or copied the
 work) are not fetched again; on a new machine that cache is empty and ``dvc pull`` fetches them.
 
 Usage: python tools/verify.py [--repo DIR] [--cache DIR] [--offline] [--workdir DIR] [--keep]
+                               [--targets STAGE ...]
   --repo DIR      the repository whose HEAD is verified (default: this checkout)
   --cache DIR     the DVC cache the clone uses (default: the repository's own)
   --offline       restore the imports from that cache only; never clone
   --workdir DIR   where to clone (default: a new temporary folder)
   --keep          keep the clone afterwards (it is removed on success otherwise)
+  --targets STAGE reproduce only these stages and what they depend on, and compare only their
+                  outputs (``--targets aggregate figures``: the main benchmark, what CI runs)
 """
 
 from __future__ import annotations
@@ -59,12 +62,34 @@ def dvc(root: Path, *args: str, log: Path | None = None) -> int:
         return proc.wait()
 
 
-def committed_outputs(root: Path) -> tuple[list[str], list[str]]:
+def upstream(lock: dict, targets: list[str]) -> set[str]:
+    """The lock's stages that ``dvc repro TARGETS`` runs: the targets (a foreach/matrix name
+    stands for all its instances) and every stage whose outputs they read, at any depth."""
+    stages = lock["stages"]
+    producer = {out["path"]: name for name, entry in stages.items()
+                for out in entry.get("outs", [])}
+    todo = [n for n in stages if n in targets or n.split("@")[0] in targets]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for dep in stages[name].get("deps", []):
+            todo += [stage for out, stage in producer.items()
+                     if dep["path"] == out or dep["path"].startswith(f"{out}/")
+                     or out.startswith(f"{dep['path']}/")]
+    return seen
+
+
+def committed_outputs(root: Path, targets: list[str] | None = None
+                      ) -> tuple[list[str], list[str]]:
     """The pipeline's outputs that git tracks (dvc.lock lists every output; the cached ones are
-    git-ignored): their paths, and their files plus dvc.lock itself, which ``dvc repro`` must
-    bring back byte for byte."""
+    git-ignored), of every stage or of those ``targets`` run: their paths, and their files plus
+    dvc.lock itself, which ``dvc repro`` must bring back byte for byte."""
     lock = yaml.safe_load((root / "dvc.lock").read_text())
-    outs = sorted({out["path"] for entry in lock["stages"].values()
+    chosen = upstream(lock, targets) if targets else set(lock["stages"])
+    outs = sorted({out["path"] for name, entry in lock["stages"].items() if name in chosen
                    for out in entry.get("outs", [])})
     files = git(root, "ls-files", "--", *outs).split() if outs else []
     tracked = [out for out in outs if any(f == out or f.startswith(f"{out}/") for f in files)]
@@ -89,7 +114,8 @@ def explain(changed: bool, newly_skipped: dict[str, str], import_problem: str | 
     return "not explained by a missing input: compare with `git diff` in the clone"
 
 
-def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool
+def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
+           targets: list[str] | None = None
            ) -> tuple[bool, list[tuple[str, str, str]], dict[str, str]]:
     """Clone, import, reproduce, compare: (verdict, one row per output, why methods that the
     commit has were unavailable)."""
@@ -106,9 +132,10 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool
     problem = imports.fetch(clone, offline=offline)
     print(f"verify: {problem}" if problem else "verify: all imports present", flush=True)
 
-    print("verify: 2/3 dvc repro --no-run-cache", flush=True)
+    print(f"verify: 2/3 dvc repro --no-run-cache {' '.join(targets or [])}", flush=True)
     start = time.monotonic()
-    repro_failed = dvc(clone, "repro", "--no-run-cache", log=workdir / "repro.log") != 0
+    repro_failed = dvc(clone, "repro", "--no-run-cache", *(targets or []),
+                       log=workdir / "repro.log") != 0
     print(f"verify: dvc repro {'FAILED' if repro_failed else 'done'} in "
           f"{time.monotonic() - start:.0f} s (log: {workdir / 'repro.log'})", flush=True)
 
@@ -118,7 +145,7 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool
     now = (clone / table).read_text() if (clone / table).exists() else ""
     before = skipped_methods(committed)
     newly_skipped = {m: r for m, r in skipped_methods(now).items() if m not in before}
-    outs, files = committed_outputs(clone)
+    outs, files = committed_outputs(clone, targets)
     rows = []
     for path in files:
         changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", path],
@@ -127,7 +154,7 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool
                      explain(changed, newly_skipped, problem)))
     for path in git(clone, "ls-files", "--others", "--exclude-standard", "--", *outs).split():
         rows.append((path, "new", "not in the commit"))
-    status_clean = dvc(clone, "status", "--no-updates", "--quiet") == 0
+    status_clean = dvc(clone, "status", "--no-updates", "--quiet", *(targets or [])) == 0
     if not status_clean:
         rows.append(("(dvc status --no-updates)", "not clean",
                      "pipeline not up to date after dvc repro"))
@@ -152,6 +179,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--offline", action="store_true")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--targets", nargs="+", metavar="STAGE")
     args = parser.parse_args(argv)
     if subprocess.run(["git", "rev-parse", "HEAD"], cwd=args.repo if args.repo.is_dir() else None,
                       capture_output=True).returncode != 0 or not args.repo.is_dir():
@@ -159,7 +187,8 @@ def main(argv: list[str]) -> int:
         return 2
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="drfidelity-verify."))
     workdir.mkdir(parents=True, exist_ok=True)
-    ok, rows, unavailable = verify(args.repo.resolve(), workdir, args.cache, args.offline)
+    ok, rows, unavailable = verify(args.repo.resolve(), workdir, args.cache, args.offline,
+                                   args.targets)
     print_table(rows, unavailable)
     same = sum(r[1] == "identical" for r in rows)
     print(f"\nVERDICT: {'REPRODUCED' if ok else 'NOT REPRODUCED'}: {same} of {len(rows)} "

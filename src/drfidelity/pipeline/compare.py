@@ -1,5 +1,5 @@
 """Stage ``compare``: every results table against the previous release's published one ->
-``results/comparison_v1.3.0.csv`` and ``results/comparison_v1.3.0.md``.
+``results/comparison_v1_3_0.csv`` and ``results/comparison_v1_3_0.md``.
 
 The published tables are the DVC import ``reference/v1.3.0/results`` (`dvc pull` brings it);
 the stage reads them through the committed link ``reference/published``, so it still runs, and
@@ -23,7 +23,7 @@ RELEASE = "v1.3.0"
 
 
 def run(params: Params, root: Path) -> None:
-    table_path, page_path = comparison_paths(root, RELEASE)
+    table_path, page_path = comparison_paths(root, RELEASE.replace(".", "_"))
     published = published_results_dir(root)
     if not any(published.glob("*.csv")):
         write_csv(table_path, pd.DataFrame(columns=SUMMARY_COLUMNS))

@@ -26,7 +26,7 @@ from drfidelity.report.tables import CRUSH_LIMIT, RankingTable, ranking_table
 from drfidelity.report.text import TITLES
 
 UPSTREAM = "DR Fidelity Benchmark v1.3.0 (toorpia/dr-fidelity-benchmark, MIT)"
-COMPARISON = "docs/methods.md#agreement-with-the-reference-release-v130"
+COMPARISON = "results/comparison_v1_3_0.md"
 
 
 @dataclass
