@@ -1,0 +1,404 @@
+"""Compiled passes over all N(N-1)/2 pairs: the stable sort, tie groups and the subset sums.
+
+Every pass here reads an N^2/2-long vector once or twice, so each is one numba loop instead of
+a sequence of numpy calls with N^2/2-long temporaries (single-threaded, like the other kernels).
+
+* :func:`stable_order`: the stable ascending order (ties by position) as int32, by bucket sort:
+  a pair's bucket is ``floor((v - min) * scale)``, which never decreases as v grows (every IEEE
+  operation rounds monotonically), so sorting each bucket by (value, position) sorts the whole.
+* :func:`tie_groups`: the runs of equal values along a sorted order.
+* :func:`subset_sums`: exact integer Spearman sums for many pair subsets in one pass along the
+  2-D order (see :mod:`.shepard`).
+* :func:`pool_levels`: per distance row, the smallest per-point pool holding each neighbour.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+BUCKET_SIZE = 32  # mean values per bucket: a bucket's sort runs in cache
+SPILL = 1 << 62   # integer sums are kept as hi * SPILL + lo with 0 <= lo < SPILL
+
+
+@njit(cache=False, nogil=True)
+def _insertion_sort(values, index, lo, hi):
+    """Sort index[lo:hi] by (values[index], index) in place (short runs)."""
+    for s in range(lo + 1, hi):
+        j = index[s]
+        v = values[j]
+        t = s
+        while t > lo:
+            k = index[t - 1]
+            w = values[k]
+            if w < v or (w == v and k < j):
+                break
+            index[t] = k
+            t -= 1
+        index[t] = j
+
+
+@njit(cache=False, nogil=True)
+def _bucket_order(values, order, bucket_size):
+    n = values.shape[0]
+    lo = values.min()
+    hi = values.max()
+    buckets = max(1, n // bucket_size)
+    scale = buckets / (hi - lo) if hi > lo else 0.0
+    if not np.isfinite(scale):  # (hi - lo) below ~1e-308 / buckets
+        scale = 0.0
+    starts = np.zeros(buckets + 1, dtype=np.int64)
+    for i in range(n):
+        starts[min(int((values[i] - lo) * scale), buckets - 1) + 1] += 1
+    for b in range(buckets):
+        starts[b + 1] += starts[b]
+    fill = starts[:-1].copy()
+    for i in range(n):  # positions ascend, so each bucket lists its pairs by position
+        b = min(int((values[i] - lo) * scale), buckets - 1)
+        order[fill[b]] = i
+        fill[b] += 1
+    for b in range(buckets):
+        s, e = starts[b], starts[b + 1]
+        if e - s <= 64:
+            _insertion_sort(values, order, s, e)
+        else:  # a crowded bucket (a peak or many ties): a stable sort of its values
+            part = np.empty(e - s)
+            for t in range(e - s):
+                part[t] = values[order[s + t]]
+            perm = np.argsort(part, kind="mergesort")
+            members = order[s:e].copy()
+            for t in range(e - s):
+                order[s + t] = members[perm[t]]
+
+
+def stable_order(values: np.ndarray, dtype=np.int32) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` for finite float64 values, as ``dtype``.
+
+    About twice as fast as numpy's stable argsort on distance vectors and returns the int32
+    order directly (numpy's is int64: twice the memory at N^2/2 entries).
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    order = np.empty(values.shape[0], dtype=dtype)
+    if values.shape[0]:
+        _bucket_order(values, order, BUCKET_SIZE)
+    return order
+
+
+@njit(cache=False, nogil=True)
+def _tie_groups(values, order, starts, ends):
+    """Fill starts/ends (when long enough) and return the number of groups."""
+    groups = 0
+    previous = False
+    for q in range(order.shape[0] - 1):
+        tied = values[order[q]] == values[order[q + 1]]
+        if tied and not previous:
+            if groups < starts.shape[0]:
+                starts[groups] = q
+            groups += 1
+        if tied and groups <= ends.shape[0]:
+            ends[groups - 1] = q + 1
+        previous = tied
+    return groups
+
+
+def tie_groups(values: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends): inclusive sorted positions of every run of >= 2 equal values.
+
+    Counted first, then filled: the arrays hold exactly the groups (none for tie-free data).
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    none = np.empty(0, dtype=np.int64)
+    groups = _tie_groups(values, order, none, none)
+    starts = np.empty(groups, dtype=np.int64)
+    ends = np.empty(groups, dtype=np.int64)
+    if groups:
+        _tie_groups(values, order, starts, ends)
+    return starts, ends
+
+
+@njit(cache=False, inline="always")
+def _popcount(x):
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=False, inline="always")
+def _bit(bits, word, shift, s, k):
+    return np.int64((bits[word, s, k] >> shift) & np.uint64(1))
+
+
+@njit(cache=False, inline="always")
+def _copies_before(bits, prefix, s, p):
+    """Copies of subset s at sorted positions < p (both halves of its weight)."""
+    word = p >> 6
+    mask = (np.uint64(1) << np.uint64(p & 63)) - np.uint64(1)
+    return (prefix[word, s, 0] + _popcount(bits[word, s, 0] & mask)
+            + prefix[word, s, 1] + _popcount(bits[word, s, 1] & mask))
+
+
+@njit(cache=False, inline="always")
+def _add(sums, row, col, value):
+    lo = sums[row, col, 1] + value
+    if lo >= SPILL:
+        lo -= SPILL
+        sums[row, col, 0] += 1
+    sums[row, col, 1] = lo
+
+
+@njit(cache=False, nogil=True)
+def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, high_starts,
+                 high_ends, sums, totals):
+    bands = band_sizes.shape[0]
+    subsets = bits.shape[1]
+    before = np.zeros(bands + subsets, dtype=np.int64)
+    group = np.zeros(bands + subsets, dtype=np.int64)
+    length = to_high.shape[0]
+    has_ties = tied.shape[0] > 0
+    g = 0
+    q = 0
+    while q < length:
+        e = q
+        if g < low_starts.shape[0] and low_starts[g] == q:
+            e = low_ends[g]
+            g += 1
+        group[:] = 0
+        for t in range(q, e + 1):  # copies of each subset inside this 2-D tie group
+            h = np.int64(to_high[t])
+            for r in range(bands - 1, -1, -1):
+                if h >= band_sizes[r]:
+                    break
+                group[r] += 1
+            word = h >> 6
+            shift = np.uint64(h & 63)
+            for s in range(subsets):
+                group[bands + s] += _bit(bits, word, shift, s, 0) + _bit(bits, word, shift, s, 1)
+        for t in range(q, e + 1):
+            h = np.int64(to_high[t])
+            hs = h
+            he = h
+            if has_ties and (tied[h >> 6] >> np.uint64(h & 63)) & np.uint64(1):
+                k = np.searchsorted(high_starts, h, side="right") - 1
+                hs = high_starts[k]
+                he = high_ends[k]
+            for r in range(bands - 1, -1, -1):
+                if h >= band_sizes[r]:
+                    break
+                a = hs + he + 2
+                b = 2 * before[r] + group[r] + 1
+                _add(sums, r, 0, a * b)
+                _add(sums, r, 1, a * a)
+                _add(sums, r, 2, b * b)
+            word = h >> 6
+            shift = np.uint64(h & 63)
+            for s in range(subsets):
+                w = _bit(bits, word, shift, s, 0) + _bit(bits, word, shift, s, 1)
+                if w == 0:
+                    continue
+                first = _copies_before(bits, prefix, s, hs)
+                if he == hs:
+                    a = 2 * first + w + 1
+                else:
+                    a = first + _copies_before(bits, prefix, s, he + 1) + 1
+                r = bands + s
+                b = 2 * before[r] + group[r] + 1
+                _add(sums, r, 0, w * a * b)
+                _add(sums, r, 1, w * a * a)
+                _add(sums, r, 2, w * b * b)
+        for r in range(bands + subsets):
+            before[r] += group[r]
+        q = e + 1
+    totals[:] = before
+
+
+def subset_sums(to_high, low_groups, band_sizes, bits, prefix, high_ties, tied):
+    """Exact sums of a*b, a*a and b*b (doubled average ranks) and the copy count per subset.
+
+    Rows of the result: first the bands (prefixes of the high-D order of the given sizes,
+    ascending), then the weighted subsets of ``bits`` / ``prefix`` (see :func:`pack_subsets`).
+    Returns (sums as Python ints, shape (rows, 3), totals).
+    """
+    rows = band_sizes.shape[0] + bits.shape[1]
+    sums = np.zeros((rows, 3, 2), dtype=np.int64)
+    totals = np.zeros(rows, dtype=np.int64)
+    _subset_sums(to_high, low_groups[0], low_groups[1], band_sizes, bits, prefix, tied,
+                 high_ties[0], high_ties[1], sums, totals)
+    exact = [[int(hi) * SPILL + int(lo) for hi, lo in row] for row in sums]
+    return exact, [int(t) for t in totals]
+
+
+@njit(cache=False, nogil=True)
+def _prefix_counts(bits, prefix):
+    for w in range(bits.shape[0]):
+        for s in range(bits.shape[1]):
+            for k in range(2):
+                prefix[w + 1, s, k] = prefix[w, s, k] + _popcount(bits[w, s, k])
+
+
+def pack_bits(flags: np.ndarray, words: int) -> np.ndarray:
+    """A boolean vector as little-endian uint64 words (bit p of the vector = bit p % 64 of
+    word p // 64), zero padded to ``words`` words."""
+    packed = np.zeros(words * 8, dtype=np.uint8)
+    raw = np.packbits(flags, bitorder="little")
+    packed[:raw.shape[0]] = raw
+    return packed.view(np.uint64)
+
+
+def pack_subsets(halves: list, length: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bit planes and per-word prefix counts of weighted pair subsets in high-D sorted order.
+
+    ``halves[s]`` is a pair (first, second) of boolean vectors (second may be None): the weight
+    of sorted position p in subset s is first[p] + second[p] (0, 1 or 2 copies). Returns
+    ``bits`` (words + 1, S, 2) uint64 and ``prefix`` (words + 1, S, 2) int64, the copies before
+    each word: 1/32 of a byte per pair and subset, where a uint8 weight vector costs one byte.
+    """
+    words = length // 64 + 1
+    bits = np.zeros((words, len(halves), 2), dtype=np.uint64)
+    for s, pair in enumerate(halves):
+        for k, flags in enumerate(pair):
+            if flags is not None:
+                bits[:, s, k] = pack_bits(flags, words)
+    prefix = np.zeros((words + 1, len(halves), 2), dtype=np.int64)
+    _prefix_counts(bits, prefix)
+    return bits, prefix[:words]
+
+
+@njit(cache=False, nogil=True)
+def _band_counts(a, radii, chunk, counts):
+    bands = radii.shape[0]
+    for i in range(a.shape[0]):
+        x = a[i]
+        c = i // chunk
+        for r in range(bands - 1, -1, -1):
+            if not x <= radii[r]:
+                break
+            counts[c, r] += 1
+
+
+def band_counts(a: np.ndarray, radii: np.ndarray, chunk: int) -> np.ndarray:
+    """Pairs with a <= radii[r] in each chunk of ``chunk`` condensed positions: (chunks, R)."""
+    counts = np.zeros((-(-a.shape[0] // chunk), radii.shape[0]), dtype=np.int64)
+    _band_counts(a, radii, chunk, counts)
+    return counts
+
+
+@njit(cache=False, nogil=True)
+def _band_dots(a, b, radii, counts, alphas, chunk, mode, out):
+    """Per band, the chunked np.dot sums of the band's compressed arrays (see band_dots)."""
+    bands = radii.shape[0]
+    acc = np.zeros((bands, 2, 8))
+    seen = np.zeros(bands, dtype=np.int64)
+    tails = np.zeros(bands, dtype=np.int64)
+    length = a.shape[0]
+    for c in range(counts.shape[0]):
+        acc[:] = 0.0
+        seen[:] = 0
+        for r in range(bands):
+            n = counts[c, r]
+            tails[r] = n - (n & 3)
+        for i in range(c * chunk, min(length, (c + 1) * chunk)):
+            x = a[i]
+            y = b[i]
+            if mode == 0:
+                first = x * y
+                second = y * y
+            for r in range(bands - 1, -1, -1):
+                if not x <= radii[r]:
+                    break
+                k = seen[r]
+                seen[r] = k + 1
+                if k < tails[r]:
+                    slot = k & 7
+                elif counts[c, r] & 2:
+                    slot = (k - tails[r]) & 1
+                else:
+                    slot = 0
+                if mode == 0:
+                    acc[r, 0, slot] += first
+                    acc[r, 1, slot] += second
+                else:
+                    residual = x - alphas[r] * y
+                    acc[r, 0, slot] += residual * residual
+        for r in range(bands):
+            for m in range(2):
+                v = acc[r, m]
+                out[r, m] += ((v[0] + v[2]) + (v[4] + v[6])) + ((v[1] + v[3]) + (v[5] + v[7]))
+
+
+def band_dots(a, b, radii, counts, chunk, alphas=None) -> np.ndarray:
+    """For every band (a <= radii[r]) the sums that ``band_stress`` takes chunk by chunk.
+
+    Without ``alphas``: columns sum over chunks of np.dot(x, y) and np.dot(y, y), where x, y
+    are the chunk's band pairs of a and b in condensed order; with ``alphas``: column 0 is the
+    sum of np.dot(r, r), r = x - alpha y. Bit-identical to those numpy calls in exact numerics:
+    each chunk's dot accumulates as OpenBLAS's SSE2 ddot kernel does (eight partial sums, pair
+    k of a 16-block into sum k mod 8, the last n mod 4 products into sums 0 and 1, then a fixed
+    reduction tree; checked against np.dot in tests/test_metrics_kernels.py), so all bands come
+    from one pass instead of two masked copies each.
+    """
+    out = np.zeros((radii.shape[0], 2))
+    mode = 0 if alphas is None else 1
+    alphas = np.zeros(radii.shape[0]) if alphas is None else np.asarray(alphas, dtype=np.float64)
+    _band_dots(a, b, radii, counts, alphas, chunk, mode, out)
+    return out
+
+
+@njit(cache=False, nogil=True)
+def _pool_levels(keyed, thresholds, sizes, levels):
+    pools = sizes.shape[0]
+    less = np.zeros(pools, dtype=np.int64)
+    seen = np.zeros(pools, dtype=np.int64)
+    for q in range(keyed.shape[0]):
+        less[:] = 0
+        seen[:] = 0
+        for c in range(keyed.shape[1]):
+            x = keyed[q, c]
+            for p in range(pools):
+                less[p] += x < thresholds[q, p]
+        for c in range(keyed.shape[1]):
+            x = keyed[q, c]
+            level = pools
+            for p in range(pools - 1, -1, -1):
+                t = thresholds[q, p]
+                inside = x < t
+                if x == t:  # equal to the cut: the lowest columns fill the pool
+                    inside = seen[p] < sizes[p] + 1 - less[p]
+                    seen[p] += 1
+                if inside:
+                    level = p
+            levels[q, c] = level
+
+
+def pool_levels(keyed: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Per entry of each keyed row (own point at -inf): the first pool holding it, uint8.
+
+    Pool p holds a row's ``sizes[p]`` nearest others, ties by column (the stable order), so
+    pools are nested; the own point lands in pool 0 and is ignored by the callers. The cut
+    values come from one ``np.partition`` per row block, then one compiled pass counts each
+    row against them: no sort of the rows.
+    """
+    keyed = np.ascontiguousarray(keyed, dtype=np.float64)
+    thresholds = np.ascontiguousarray(np.partition(keyed, sizes, axis=1)[:, sizes])
+    levels = np.empty(keyed.shape, dtype=np.uint8)
+    _pool_levels(keyed, thresholds, np.asarray(sizes, dtype=np.int64), levels)
+    return levels
+
+
+@njit(cache=False, nogil=True)
+def _scatter_levels(levels, rows, n, forward, backward):
+    for q in range(rows.shape[0]):
+        i = rows[q]
+        position = i - 1  # pair (0, i)
+        for j in range(i):
+            backward[position] = levels[q, j]
+            position += n - j - 2
+        start = i * n - i * (i + 1) // 2
+        for j in range(i + 1, n):
+            forward[start + j - i - 1] = levels[q, j]
+
+
+def scatter_levels(levels, rows, n, forward, backward) -> None:
+    """Row i's levels into the condensed vectors: pair (i, j > i) of ``forward`` (j as a
+    neighbour of i) and pair (j < i, i) of ``backward`` (j as a neighbour of i)."""
+    _scatter_levels(levels, np.asarray(rows, dtype=np.int64), n, forward, backward)
