@@ -7,7 +7,7 @@ import pytest
 from scipy.spatial.distance import pdist, squareform
 from scipy.stats import spearmanr
 
-from drfidelity.metrics import stress
+from drfidelity.metrics import bands, stress
 from drfidelity.metrics.distances import distance_rows
 from drfidelity.metrics.pair_kernels import pool_levels, stable_order, tie_groups
 from drfidelity.metrics.rank_kernels import count_ranks, nearest
@@ -155,3 +155,18 @@ def test_one_pass_serves_bands_and_weighted_subsets(seed):
     for w, value in zip(weights, subset_rho):
         expected = spearmanr(np.repeat(high, w), np.repeat(low, w)).statistic
         assert value == pytest.approx(expected, abs=1e-12)
+
+
+def test_percentiles_and_median_read_off_the_order_are_numpys():
+    rng = np.random.default_rng(11)
+    for size in (5, 6, 999, 1000, 4097):
+        for values in (rng.random(size) * 10 ** rng.uniform(-3, 3),
+                       np.round(rng.random(size) * 7)):
+            order = np.argsort(values, kind="stable")
+            q = [0, 1, 5, 10, 20, 30, 33.3, 50, 75, 99.9, 100]
+            np.testing.assert_array_equal(bands.sorted_percentile(values, order, q),
+                                          np.percentile(values, q))
+            assert bands.median(values, order) == np.median(values)
+            assert bands.percentile_thresholds(values, order) == bands.percentile_thresholds(values)
+            assert (bands.first_mode_threshold(values, order)
+                    == bands.first_mode_threshold(values))

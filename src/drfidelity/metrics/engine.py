@@ -62,14 +62,13 @@ class _BandReference:
     subsets: PairSubsets
     pools: int  # leading subsets that are per-point pools (the p100 pool is the p100 band)
     families: tuple = ()  # column names of the subsets after the pools
+    squares: list | None = None  # the map-independent rank sums (ShepardPair.rhos)
 
     @classmethod
     def build(cls, tag: str, d: np.ndarray, n: int, per_point: bool) -> "_BandReference":
         ranked = RankedDistances(d)
-        ordered = ranked.sorted_values()  # numpy partitions this copy in place, not d
-        near_radius, fallback = bands.first_mode_threshold(ordered, overwrite_input=True)
-        radii = bands.percentile_thresholds(ordered, overwrite_input=True)
-        del ordered
+        near_radius, fallback = bands.first_mode_threshold(d, ranked.order)
+        radii = bands.percentile_thresholds(d, ranked.order)
         radii["near"] = near_radius
         stress = BandStress(d, list(radii.values()),
                             [NEAR_MIN_PAIRS if key == "near" else 2 for key in radii])
@@ -79,7 +78,7 @@ class _BandReference:
         if per_point:
             levels = per_point_levels(d, n, per_point_sizes(n, bands.PERCENTILES))
             pools = len(bands.PERCENTILES) - 1
-            subsets = per_point_subsets(tuple(level[ranked.order] for level in levels), pools)
+            subsets = per_point_subsets(ranked.order, levels, pools)
             del levels
         inverse = inverse_permutation(ranked.release_order())  # the inverse is all scoring needs
         return cls(tag, ranked, inverse, radii, band_sizes, fallback, stress, subsets, pools)
@@ -95,12 +94,16 @@ class _BandReference:
         extra = PairSubsets.from_weights([self.in_sorted_order(w) for w in named_weights.values()])
         self.subsets = self.subsets + extra
         self.families = self.families + tuple(named_weights)
+        self.squares = None
 
     def rhos(self, low: RankedDistances) -> tuple[dict, list]:
         """(band rho by band key, rho of every subset) for the map ranked in ``low``."""
         shepard = ShepardPair(self.ranked, self.inverse, low)
         keys = list(self.radii)
-        band_rho, subset_rho = shepard.rhos([self.band_sizes[key] for key in keys], self.subsets)
+        sizes = [self.band_sizes[key] for key in keys]
+        if self.squares is None:
+            self.squares = self.ranked.squares(sizes, self.subsets)
+        band_rho, subset_rho = shepard.rhos(sizes, self.subsets, self.squares)
         return dict(zip(keys, band_rho)), subset_rho
 
     def columns(self, rhos: tuple[dict, list], d_2d: np.ndarray) -> tuple[dict, dict, dict]:

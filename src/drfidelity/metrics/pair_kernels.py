@@ -17,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-BUCKET_SIZE = 32  # mean values per bucket: a bucket's sort runs in cache
+BUCKET_SIZE = 32  # mean values per bucket (at most MAX_BUCKETS buckets)
+MAX_BUCKETS = 1 << 16  # the scatter's write streams stay in cache
+SHORT_RUN = 64  # buckets up to this size are sorted by insertion
 SPILL = 1 << 62   # integer sums are kept as hi * SPILL + lo with 0 <= lo < SPILL
 
 
@@ -39,11 +41,11 @@ def _insertion_sort(values, index, lo, hi):
 
 
 @njit(cache=False, nogil=True)
-def _bucket_order(values, order, bucket_size):
+def _bucket_order(values, order, bucket_size, max_buckets, short_run):
     n = values.shape[0]
     lo = values.min()
     hi = values.max()
-    buckets = max(1, n // bucket_size)
+    buckets = max(1, min(max_buckets, n // bucket_size))
     scale = buckets / (hi - lo) if hi > lo else 0.0
     if not np.isfinite(scale):  # (hi - lo) below ~1e-308 / buckets
         scale = 0.0
@@ -59,7 +61,7 @@ def _bucket_order(values, order, bucket_size):
         fill[b] += 1
     for b in range(buckets):
         s, e = starts[b], starts[b + 1]
-        if e - s <= 64:
+        if e - s <= short_run:
             _insertion_sort(values, order, s, e)
         else:  # a crowded bucket (a peak or many ties): a stable sort of its values
             part = np.empty(e - s)
@@ -80,7 +82,7 @@ def stable_order(values: np.ndarray, dtype=np.int32) -> np.ndarray:
     values = np.ascontiguousarray(values, dtype=np.float64)
     order = np.empty(values.shape[0], dtype=dtype)
     if values.shape[0]:
-        _bucket_order(values, order, BUCKET_SIZE)
+        _bucket_order(values, order, BUCKET_SIZE, MAX_BUCKETS, SHORT_RUN)
     return order
 
 
@@ -89,8 +91,12 @@ def _tie_groups(values, order, starts, ends):
     """Fill starts/ends (when long enough) and return the number of groups."""
     groups = 0
     previous = False
+    if order.shape[0]:
+        current = values[order[0]]
     for q in range(order.shape[0] - 1):
-        tied = values[order[q]] == values[order[q + 1]]
+        following = values[order[q + 1]]
+        tied = current == following
+        current = following
         if tied and not previous:
             if groups < starts.shape[0]:
                 starts[groups] = q
@@ -125,17 +131,16 @@ def _popcount(x):
 
 
 @njit(cache=False, inline="always")
-def _bit(bits, word, shift, s, k):
-    return np.int64((bits[word, s, k] >> shift) & np.uint64(1))
+def _weight(words, shift):
+    """Copies (0, 1, 2) at bit ``shift`` of a subset's two half-words."""
+    return np.int64(((words[0] >> shift) & np.uint64(1)) + ((words[1] >> shift) & np.uint64(1)))
 
 
 @njit(cache=False, inline="always")
-def _copies_before(bits, prefix, s, p):
-    """Copies of subset s at sorted positions < p (both halves of its weight)."""
-    word = p >> 6
+def _below(words, count, p):
+    """Copies at positions < p given p's word pair and the copies before that word."""
     mask = (np.uint64(1) << np.uint64(p & 63)) - np.uint64(1)
-    return (prefix[word, s, 0] + _popcount(bits[word, s, 0] & mask)
-            + prefix[word, s, 1] + _popcount(bits[word, s, 1] & mask))
+    return np.int64(count) + _popcount(words[0] & mask) + _popcount(words[1] & mask)
 
 
 @njit(cache=False, inline="always")
@@ -149,91 +154,151 @@ def _add(sums, row, col, value):
 
 @njit(cache=False, nogil=True)
 def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, high_starts,
-                 high_ends, sums, totals):
+                 high_ends, block, sums, totals):
     bands = band_sizes.shape[0]
     subsets = bits.shape[1]
     before = np.zeros(bands + subsets, dtype=np.int64)
     group = np.zeros(bands + subsets, dtype=np.int64)
     length = to_high.shape[0]
     has_ties = tied.shape[0] > 0
+    words = np.empty((block, subsets, 2), dtype=np.uint64)
+    counts = np.empty((block, subsets), dtype=prefix.dtype)
     g = 0
-    q = 0
-    while q < length:
-        e = q
-        if g < low_starts.shape[0] and low_starts[g] == q:
-            e = low_ends[g]
-            g += 1
-        group[:] = 0
-        for t in range(q, e + 1):  # copies of each subset inside this 2-D tie group
-            h = np.int64(to_high[t])
-            for r in range(bands - 1, -1, -1):
-                if h >= band_sizes[r]:
-                    break
-                group[r] += 1
-            word = h >> 6
-            shift = np.uint64(h & 63)
-            for s in range(subsets):
-                group[bands + s] += _bit(bits, word, shift, s, 0) + _bit(bits, word, shift, s, 1)
-        for t in range(q, e + 1):
-            h = np.int64(to_high[t])
-            hs = h
-            he = h
-            if has_ties and (tied[h >> 6] >> np.uint64(h & 63)) & np.uint64(1):
-                k = np.searchsorted(high_starts, h, side="right") - 1
-                hs = high_starts[k]
-                he = high_ends[k]
-            for r in range(bands - 1, -1, -1):
-                if h >= band_sizes[r]:
-                    break
-                a = hs + he + 2
-                b = 2 * before[r] + group[r] + 1
-                _add(sums, r, 0, a * b)
-                _add(sums, r, 1, a * a)
-                _add(sums, r, 2, b * b)
-            word = h >> 6
-            shift = np.uint64(h & 63)
-            for s in range(subsets):
-                w = _bit(bits, word, shift, s, 0) + _bit(bits, word, shift, s, 1)
-                if w == 0:
-                    continue
-                first = _copies_before(bits, prefix, s, hs)
-                if he == hs:
-                    a = 2 * first + w + 1
-                else:
-                    a = first + _copies_before(bits, prefix, s, he + 1) + 1
-                r = bands + s
-                b = 2 * before[r] + group[r] + 1
-                _add(sums, r, 0, w * a * b)
-                _add(sums, r, 1, w * a * a)
-                _add(sums, r, 2, w * b * b)
-        for r in range(bands + subsets):
-            before[r] += group[r]
-        q = e + 1
+    q0 = 0
+    while q0 < length:
+        q1 = min(length, q0 + block)
+        k = g  # a block never splits a 2-D tie group
+        while k < low_starts.shape[0] and low_starts[k] < q1:
+            if low_ends[k] >= q1:
+                q1 = low_ends[k] + 1
+            k += 1
+        if q1 - q0 > words.shape[0]:
+            words = np.empty((q1 - q0, subsets, 2), dtype=np.uint64)
+            counts = np.empty((q1 - q0, subsets), dtype=prefix.dtype)
+        if subsets:  # gather first: independent loads overlap their cache misses
+            for t in range(q0, q1):
+                w = to_high[t] >> 6
+                for s in range(subsets):
+                    words[t - q0, s, 0] = bits[w, s, 0]
+                    words[t - q0, s, 1] = bits[w, s, 1]
+                    counts[t - q0, s] = prefix[w, s]
+        q = q0
+        while q < q1:
+            e = q
+            if g < low_starts.shape[0] and low_starts[g] == q:
+                e = low_ends[g]
+                g += 1
+            group[:] = 0
+            for t in range(q, e + 1):  # copies of each subset inside this 2-D tie group
+                h = np.int64(to_high[t])
+                for r in range(bands - 1, -1, -1):
+                    if h >= band_sizes[r]:
+                        break
+                    group[r] += 1
+                shift = np.uint64(h & 63)
+                for s in range(subsets):
+                    group[bands + s] += _weight(words[t - q0, s], shift)
+            for t in range(q, e + 1):
+                h = np.int64(to_high[t])
+                hs = h
+                he = h
+                if has_ties and (tied[h >> 6] >> np.uint64(h & 63)) & np.uint64(1):
+                    k = np.searchsorted(high_starts, h, side="right") - 1
+                    hs = high_starts[k]
+                    he = high_ends[k]
+                for r in range(bands - 1, -1, -1):
+                    if h >= band_sizes[r]:
+                        break
+                    b = 2 * before[r] + group[r] + 1
+                    _add(sums, r, 0, (hs + he + 2) * b)
+                    _add(sums, r, 1, b * b)
+                shift = np.uint64(h & 63)
+                for s in range(subsets):
+                    w = _weight(words[t - q0, s], shift)
+                    if w == 0:
+                        continue
+                    if he == hs:
+                        a = 2 * _below(words[t - q0, s], counts[t - q0, s], h) + w + 1
+                    else:  # a high-D tie group: its copies share their mean rank
+                        first = _below(bits[hs >> 6, s], prefix[hs >> 6, s], hs)
+                        a = first + _below(bits[(he + 1) >> 6, s], prefix[(he + 1) >> 6, s],
+                                           he + 1) + 1
+                    r = bands + s
+                    b = 2 * before[r] + group[r] + 1
+                    _add(sums, r, 0, w * a * b)
+                    _add(sums, r, 1, w * b * b)
+            for r in range(bands + subsets):
+                before[r] += group[r]
+            q = e + 1
+        q0 = q1
     totals[:] = before
 
 
+@njit(cache=False, nogil=True)
+def _high_squares(length, band_sizes, bits, prefix, high_starts, high_ends, sums):
+    bands = band_sizes.shape[0]
+    subsets = bits.shape[1]
+    g = 0
+    for h in range(length):
+        hs = h
+        he = h
+        while g < high_starts.shape[0] and high_ends[g] < h:
+            g += 1
+        if g < high_starts.shape[0] and high_starts[g] <= h:
+            hs = high_starts[g]
+            he = high_ends[g]
+        for r in range(bands - 1, -1, -1):
+            if h >= band_sizes[r]:
+                break
+            _add(sums, r, 0, (hs + he + 2) * (hs + he + 2))
+        shift = np.uint64(h & 63)
+        for s in range(subsets):
+            w = _weight(bits[h >> 6, s], shift)
+            if w:
+                first = _below(bits[hs >> 6, s], prefix[hs >> 6, s], hs)
+                if he == hs:
+                    a = 2 * first + w + 1
+                else:
+                    a = first + _below(bits[(he + 1) >> 6, s], prefix[(he + 1) >> 6, s],
+                                       he + 1) + 1
+                _add(sums, bands + s, 0, w * a * a)
+
+
+def high_squares(length, band_sizes, bits, prefix, high_ties) -> list[int]:
+    """Exact sums of w a^2 (doubled high-D average ranks) per band and subset: they depend on
+    the reference only, so they are computed once, by one walk along the high-D order."""
+    rows = band_sizes.shape[0] + bits.shape[1]
+    sums = np.zeros((rows, 1, 2), dtype=np.int64)
+    _high_squares(length, band_sizes, bits, prefix, high_ties[0], high_ties[1], sums)
+    return [int(hi) * SPILL + int(lo) for hi, lo in sums[:, 0]]
+
+
+BLOCK = 4096  # 2-D positions whose subset words are gathered before they are used
+
+
 def subset_sums(to_high, low_groups, band_sizes, bits, prefix, high_ties, tied):
-    """Exact sums of a*b, a*a and b*b (doubled average ranks) and the copy count per subset.
+    """Exact sums of a*b and b*b (doubled average ranks) and the copy count per subset.
 
     Rows of the result: first the bands (prefixes of the high-D order of the given sizes,
     ascending), then the weighted subsets of ``bits`` / ``prefix`` (see :func:`pack_subsets`).
-    Returns (sums as Python ints, shape (rows, 3), totals).
+    The walk goes along the 2-D order, so the subsets' words are read at random high-D
+    positions: they are gathered block by block before use, so that the cache misses overlap.
+    Returns (sums as Python ints, shape (rows, 2), totals).
     """
     rows = band_sizes.shape[0] + bits.shape[1]
-    sums = np.zeros((rows, 3, 2), dtype=np.int64)
+    sums = np.zeros((rows, 2, 2), dtype=np.int64)
     totals = np.zeros(rows, dtype=np.int64)
     _subset_sums(to_high, low_groups[0], low_groups[1], band_sizes, bits, prefix, tied,
-                 high_ties[0], high_ties[1], sums, totals)
+                 high_ties[0], high_ties[1], BLOCK, sums, totals)
     exact = [[int(hi) * SPILL + int(lo) for hi, lo in row] for row in sums]
     return exact, [int(t) for t in totals]
 
 
 @njit(cache=False, nogil=True)
 def _prefix_counts(bits, prefix):
-    for w in range(bits.shape[0]):
+    for w in range(bits.shape[0] - 1):
         for s in range(bits.shape[1]):
-            for k in range(2):
-                prefix[w + 1, s, k] = prefix[w, s, k] + _popcount(bits[w, s, k])
+            prefix[w + 1, s] = prefix[w, s] + _popcount(bits[w, s, 0]) + _popcount(bits[w, s, 1])
 
 
 def pack_bits(flags: np.ndarray, words: int) -> np.ndarray:
@@ -250,8 +315,8 @@ def pack_subsets(halves: list, length: int) -> tuple[np.ndarray, np.ndarray]:
 
     ``halves[s]`` is a pair (first, second) of boolean vectors (second may be None): the weight
     of sorted position p in subset s is first[p] + second[p] (0, 1 or 2 copies). Returns
-    ``bits`` (words + 1, S, 2) uint64 and ``prefix`` (words + 1, S, 2) int64, the copies before
-    each word: 1/32 of a byte per pair and subset, where a uint8 weight vector costs one byte.
+    ``bits`` (words, S, 2) uint64 and ``prefix`` (words, S), the copies before each word
+    (int32 while they fit): 2.5 bits per pair and subset, where a uint8 weight costs 8.
     """
     words = length // 64 + 1
     bits = np.zeros((words, len(halves), 2), dtype=np.uint64)
@@ -259,9 +324,36 @@ def pack_subsets(halves: list, length: int) -> tuple[np.ndarray, np.ndarray]:
         for k, flags in enumerate(pair):
             if flags is not None:
                 bits[:, s, k] = pack_bits(flags, words)
-    prefix = np.zeros((words + 1, len(halves), 2), dtype=np.int64)
+    prefix = np.zeros((words, len(halves)), dtype=np.int32 if 2 * length < 2**31 else np.int64)
     _prefix_counts(bits, prefix)
-    return bits, prefix[:words]
+    return bits, prefix
+
+
+@njit(cache=False, nogil=True)
+def _pool_bits(order, forward, backward, bits):
+    pools = bits.shape[1]
+    for h in range(order.shape[0]):
+        i = order[h]
+        bit = np.uint64(1) << np.uint64(h & 63)
+        w = h >> 6
+        for q in range(pools):
+            if forward[i] <= q:
+                bits[w, q, 0] |= bit
+            if backward[i] <= q:
+                bits[w, q, 1] |= bit
+
+
+def pack_pools(order: np.ndarray, forward: np.ndarray, backward: np.ndarray,
+               pools: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pack_subsets` of the per-point pools 0 .. pools-1 straight from the condensed
+    pool levels (pair weight in pool q: [forward <= q] + [backward <= q]), in one pass along
+    the sort ``order``."""
+    length = order.shape[0]
+    bits = np.zeros((length // 64 + 1, pools, 2), dtype=np.uint64)
+    _pool_bits(order, forward, backward, bits)
+    prefix = np.zeros((bits.shape[0], pools), dtype=np.int32 if 2 * length < 2**31 else np.int64)
+    _prefix_counts(bits, prefix)
+    return bits, prefix
 
 
 @njit(cache=False, nogil=True)

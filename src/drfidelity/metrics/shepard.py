@@ -18,9 +18,10 @@ from decimal import Context
 
 import numpy as np
 
+from . import bands
 from .distances import distance_rows, row_blocks
-from .pair_kernels import (pack_bits, pack_subsets, pool_levels, scatter_levels, stable_order,
-                           subset_sums, tie_groups)
+from .pair_kernels import (high_squares, pack_bits, pack_pools, pack_subsets, pool_levels,
+                           scatter_levels, stable_order, subset_sums, tie_groups)
 
 MIN_PAIRS = 3
 _EXACT = Context(prec=60)  # ample for sums below 2^100
@@ -63,19 +64,25 @@ class RankedDistances:
         order, self.order = self.order, None
         return order
 
-    def sorted_values(self) -> np.ndarray:
-        """The values in ascending order (a copy; needs the order)."""
-        return self.values[self.order]
-
     def median(self) -> float:
         """``np.median(values)``, read off the order (the one or two middle values)."""
-        size = self.values.shape[0]
-        middle = [size // 2] if size % 2 else [size // 2 - 1, size // 2]
-        return float(np.mean(self.values[self.order[middle]]))
+        return bands.median(self.values, self.order)
 
     def count_at_most(self, radius: float) -> int:
         """Number of pairs with distance <= radius (the size of that band)."""
         return int(np.count_nonzero(self.values <= radius))
+
+    def squares(self, band_sizes, subsets: "PairSubsets") -> list[int]:
+        """Exact sums of w a^2 over each band (in the order given) and each subset, a the
+        doubled average high-D rank inside it."""
+        sizes = np.asarray(band_sizes, dtype=np.int64)
+        ascending = np.argsort(sizes, kind="stable")
+        sums = high_squares(self.values.shape[0], sizes[ascending], subsets.bits,
+                            subsets.prefix, (self.tie_starts, self.tie_ends))
+        out = sums[:]
+        for r, b in enumerate(ascending):
+            out[b] = sums[r]
+        return out
 
     @property
     def tied(self) -> np.ndarray:
@@ -96,15 +103,20 @@ class PairSubsets:
     """Weighted pair subsets in a high-D sorted order, as bit planes (see ``pack_subsets``)."""
 
     def __init__(self, halves: list, length: int):
-        self.count = len(halves)
         self.bits, self.prefix = pack_subsets(halves, length)
 
+    @classmethod
+    def of(cls, bits: np.ndarray, prefix: np.ndarray) -> "PairSubsets":
+        """Subsets from packed bit planes and prefix counts."""
+        subsets = cls.__new__(cls)
+        subsets.bits, subsets.prefix = bits, prefix
+        return subsets
+
     def __add__(self, other: "PairSubsets") -> "PairSubsets":
-        joined = PairSubsets([], 0)
-        joined.count = self.count + other.count
-        joined.bits = np.concatenate([self.bits, other.bits], axis=1)
-        joined.prefix = np.concatenate([self.prefix, other.prefix], axis=1)
-        return joined
+        prefix_type = np.promote_types(self.prefix.dtype, other.prefix.dtype)
+        return PairSubsets.of(np.concatenate([self.bits, other.bits], axis=1),
+                              np.concatenate([self.prefix, other.prefix], axis=1
+                                             ).astype(prefix_type, copy=False))
 
     @classmethod
     def from_weights(cls, weights: list[np.ndarray]) -> "PairSubsets":
@@ -129,15 +141,24 @@ class ShepardPair:
         self.high, self.low = high, low
         self._to_high = high_inverse[low.order]
 
-    def rhos(self, band_sizes, subsets: PairSubsets | None = None) -> tuple[list, list]:
-        """(rho of each band, rho of each subset); a band of size m is the m smallest high-D."""
+    def rhos(self, band_sizes, subsets: PairSubsets | None = None,
+             squares: list | None = None) -> tuple[list, list]:
+        """(rho of each band, rho of each subset); a band of size m is the m smallest high-D.
+
+        ``squares``: :meth:`RankedDistances.squares` of these bands and subsets, when the caller
+        keeps them (they do not depend on the map).
+        """
         subsets = subsets or _no_subsets()
+        if squares is None:
+            squares = self.high.squares(band_sizes, subsets)
         sizes = np.asarray(band_sizes, dtype=np.int64)
         ascending = np.argsort(sizes, kind="stable")
         sums, totals = subset_sums(self._to_high, (self.low.tie_starts, self.low.tie_ends),
                                    sizes[ascending], subsets.bits, subsets.prefix,
                                    (self.high.tie_starts, self.high.tie_ends), self.high.tied)
-        values = [rank_correlation(*row, total) for row, total in zip(sums, totals)]
+        squares = [squares[b] for b in ascending] + squares[sizes.shape[0]:]
+        values = [rank_correlation(ab, aa, bb, total)
+                  for (ab, bb), aa, total in zip(sums, squares, totals)]
         bands = [0.0] * sizes.shape[0]
         for r, b in enumerate(ascending):
             bands[b] = values[r]
@@ -180,11 +201,12 @@ def per_point_levels(d: np.ndarray, n: int, sizes: list[int]) -> tuple[np.ndarra
     return forward, backward
 
 
-def per_point_subsets(levels: tuple[np.ndarray, np.ndarray], pools: int) -> PairSubsets:
-    """Per-point pools 0 .. pools-1 as weighted subsets (levels in high-D sorted order).
+def per_point_subsets(order: np.ndarray, levels: tuple[np.ndarray, np.ndarray],
+                      pools: int) -> PairSubsets:
+    """Per-point pools 0 .. pools-1 as weighted subsets in the sort ``order`` (levels in
+    condensed order, from :func:`per_point_levels`).
 
     A pair's weight in pool q is [forward level <= q] + [backward level <= q]: a mutual pair
     counts twice.
     """
-    forward, backward = levels
-    return PairSubsets([(forward <= q, backward <= q) for q in range(pools)], forward.shape[0])
+    return PairSubsets.of(*pack_pools(order, *levels, pools))
