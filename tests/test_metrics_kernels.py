@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 from drfidelity.metrics import bands, stress
 from drfidelity.metrics.distances import distance_rows
-from drfidelity.metrics.pair_kernels import pool_levels, stable_order, tie_groups
+from drfidelity.metrics.pair_kernels import pack_pools, stable_order, tie_groups
 from drfidelity.metrics.rank_kernels import count_ranks, nearest
 from drfidelity.metrics.shepard import (PairSubsets, RankedDistances, ShepardPair,
                                         inverse_permutation)
@@ -126,13 +126,26 @@ def test_stable_order_and_tie_groups():
                                              & (ordered[1:] == ordered[:-1])), links)
 
 
-def test_pool_levels_follow_the_stable_ranks():
-    keyed = _keyed_rows(4, b=5, n=60, levels=6)
-    sizes = np.array([1, 4, 10, 30, 59])
-    ranks = np.empty(keyed.shape, dtype=np.int64)
-    np.put_along_axis(ranks, np.argsort(keyed, axis=1, kind="stable"),
-                      np.arange(keyed.shape[1])[None, :], axis=1)
-    np.testing.assert_array_equal(pool_levels(keyed, sizes), np.searchsorted(sizes, ranks))
+@pytest.mark.parametrize("levels", [4, 1000])
+def test_pools_follow_the_stable_row_ranks(levels):
+    """Pool bits from one walk along the global order = ranks of a stable sort of each row."""
+    n = 37
+    rng = np.random.default_rng(levels)
+    d = pdist(rng.integers(0, levels, size=(n, 2)).astype(float))  # heavy ties for levels=4
+    sizes = np.array([1, 3, 9, 20, 36])
+    square = squareform(d)
+    np.fill_diagonal(square, -np.inf)
+    ranks = np.empty(square.shape, dtype=np.int64)
+    np.put_along_axis(ranks, np.argsort(square, axis=1, kind="stable"),
+                      np.arange(n)[None, :], axis=1)
+    order = np.argsort(d, kind="stable")
+    bits, _ = pack_pools(order.astype(np.int32), n, sizes)
+    i, j = np.triu_indices(n, 1)
+    for q, size in enumerate(sizes):
+        flags = np.unpackbits(bits[:, q, :].T.copy().view(np.uint8), axis=1,
+                              bitorder="little")[:, :d.shape[0]].astype(bool)
+        np.testing.assert_array_equal(flags[0], (ranks[i, j] <= size)[order])
+        np.testing.assert_array_equal(flags[1], (ranks[j, i] <= size)[order])
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -28,7 +28,7 @@ from .neighbours import K_VALUES, Neighbourhoods, neighbour_scores
 from .outliers import OutlierSet, OutlierSpace, outlier_metrics, outlier_set, outlier_space
 from .populations import population_weights
 from .shepard import (PairSubsets, RankedDistances, ShepardPair, inverse_permutation,
-                      per_point_levels, per_point_sizes, per_point_subsets)
+                      per_point_sizes, per_point_subsets)
 from .stress import BandStress, fidelity
 
 NEAR_MIN_PAIRS = 3
@@ -76,10 +76,9 @@ class _BandReference:
         pools = 0
         subsets = PairSubsets([], d.shape[0])
         if per_point:
-            levels = per_point_levels(d, n, per_point_sizes(n, bands.PERCENTILES))
             pools = len(bands.PERCENTILES) - 1
-            subsets = per_point_subsets(ranked.order, levels, pools)
-            del levels
+            subsets = per_point_subsets(ranked.order, n,
+                                        per_point_sizes(n, bands.PERCENTILES)[:pools])
         inverse = inverse_permutation(ranked.release_order())  # the inverse is all scoring needs
         return cls(tag, ranked, inverse, radii, band_sizes, fallback, stress, subsets, pools)
 

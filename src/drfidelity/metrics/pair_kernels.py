@@ -9,7 +9,8 @@ a sequence of numpy calls with N^2/2-long temporaries (single-threaded, like the
 * :func:`tie_groups`: the runs of equal values along a sorted order.
 * :func:`subset_sums`: exact integer Spearman sums for many pair subsets in one pass along the
   2-D order (see :mod:`.shepard`).
-* :func:`pool_levels`: per distance row, the smallest per-point pool holding each neighbour.
+* :func:`pack_pools`: the per-point pools, by one pass along the stable order.
+* :func:`band_dots`: the chunked ``np.dot`` sums of the band stress, all bands at once.
 """
 
 from __future__ import annotations
@@ -188,6 +189,28 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, 
             if g < low_starts.shape[0] and low_starts[g] == q:
                 e = low_ends[g]
                 g += 1
+            h = np.int64(to_high[q])
+            if e == q and not (has_ties and (tied[h >> 6] >> np.uint64(h & 63)) & np.uint64(1)):
+                # no tie on either side (the common case): ranks follow from the counts
+                for r in range(bands - 1, -1, -1):
+                    if h >= band_sizes[r]:
+                        break
+                    b = 2 * before[r] + 2
+                    before[r] += 1
+                    _add(sums, r, 0, (2 * h + 2) * b)
+                    _add(sums, r, 1, b * b)
+                shift = np.uint64(h & 63)
+                for s in range(subsets):
+                    w = _weight(words[q - q0, s], shift)
+                    if w:
+                        a = 2 * _below(words[q - q0, s], counts[q - q0, s], h) + w + 1
+                        r = bands + s
+                        b = 2 * before[r] + w + 1
+                        before[r] += w
+                        _add(sums, r, 0, w * a * b)
+                        _add(sums, r, 1, w * b * b)
+                q += 1
+                continue
             group[:] = 0
             for t in range(q, e + 1):  # copies of each subset inside this 2-D tie group
                 h = np.int64(to_high[t])
@@ -329,29 +352,52 @@ def pack_subsets(halves: list, length: int) -> tuple[np.ndarray, np.ndarray]:
     return bits, prefix
 
 
+@njit(cache=False, inline="always")
+def _pair_of(p, n):
+    """(i, j), i < j, of condensed position p: row i starts at i n - i (i + 1) / 2."""
+    b = 2.0 * n - 1.0
+    i = int((b - np.sqrt(b * b - 8.0 * p)) / 2.0)
+    while i > 0 and i * n - i * (i + 1) // 2 > p:
+        i -= 1
+    while (i + 1) * n - (i + 1) * (i + 2) // 2 <= p:
+        i += 1
+    return i, p - (i * n - i * (i + 1) // 2) + i + 1
+
+
 @njit(cache=False, nogil=True)
-def _pool_bits(order, forward, backward, bits):
+def _pool_bits(order, n, sizes, bits):
     pools = bits.shape[1]
+    seen = np.zeros(n, dtype=np.int64)  # pairs of each point met so far along the order
     for h in range(order.shape[0]):
-        i = order[h]
+        i, j = _pair_of(np.int64(order[h]), n)
+        rank_j = seen[i] + 1  # rank of j among i's neighbours
+        rank_i = seen[j] + 1
+        seen[i] = rank_j
+        seen[j] = rank_i
         bit = np.uint64(1) << np.uint64(h & 63)
         w = h >> 6
         for q in range(pools):
-            if forward[i] <= q:
+            if rank_j <= sizes[q]:
                 bits[w, q, 0] |= bit
-            if backward[i] <= q:
+            if rank_i <= sizes[q]:
                 bits[w, q, 1] |= bit
 
 
-def pack_pools(order: np.ndarray, forward: np.ndarray, backward: np.ndarray,
-               pools: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pack_subsets` of the per-point pools 0 .. pools-1 straight from the condensed
-    pool levels (pair weight in pool q: [forward <= q] + [backward <= q]), in one pass along
-    the sort ``order``."""
+def pack_pools(order: np.ndarray, n: int, sizes) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pack_subsets` of the per-point pools, from the stable order of the distances.
+
+    Pool q holds the ordered pair (i, j) when j is among the ``sizes[q]`` nearest neighbours
+    of i, ties by index; pair (i < j) has one copy for j in i's pool and one for i in j's.
+    Along the stable order, a running count per point is the rank of each pair in both its
+    rows: equal distances come in condensed order, which within one row is neighbour-index
+    order. So one pass, with no row sort and no per-pair level vector, builds every pool.
+    """
     length = order.shape[0]
-    bits = np.zeros((length // 64 + 1, pools, 2), dtype=np.uint64)
-    _pool_bits(order, forward, backward, bits)
-    prefix = np.zeros((bits.shape[0], pools), dtype=np.int32 if 2 * length < 2**31 else np.int64)
+    sizes = np.asarray(sizes, dtype=np.int64)
+    bits = np.zeros((length // 64 + 1, sizes.shape[0], 2), dtype=np.uint64)
+    _pool_bits(order, n, sizes, bits)
+    prefix = np.zeros((bits.shape[0], sizes.shape[0]),
+                      dtype=np.int32 if 2 * length < 2**31 else np.int64)
     _prefix_counts(bits, prefix)
     return bits, prefix
 
@@ -434,63 +480,3 @@ def band_dots(a, b, radii, counts, chunk, alphas=None) -> np.ndarray:
     alphas = np.zeros(radii.shape[0]) if alphas is None else np.asarray(alphas, dtype=np.float64)
     _band_dots(a, b, radii, counts, alphas, chunk, mode, out)
     return out
-
-
-@njit(cache=False, nogil=True)
-def _pool_levels(keyed, thresholds, sizes, levels):
-    pools = sizes.shape[0]
-    less = np.zeros(pools, dtype=np.int64)
-    seen = np.zeros(pools, dtype=np.int64)
-    for q in range(keyed.shape[0]):
-        less[:] = 0
-        seen[:] = 0
-        for c in range(keyed.shape[1]):
-            x = keyed[q, c]
-            for p in range(pools):
-                less[p] += x < thresholds[q, p]
-        for c in range(keyed.shape[1]):
-            x = keyed[q, c]
-            level = pools
-            for p in range(pools - 1, -1, -1):
-                t = thresholds[q, p]
-                inside = x < t
-                if x == t:  # equal to the cut: the lowest columns fill the pool
-                    inside = seen[p] < sizes[p] + 1 - less[p]
-                    seen[p] += 1
-                if inside:
-                    level = p
-            levels[q, c] = level
-
-
-def pool_levels(keyed: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    """Per entry of each keyed row (own point at -inf): the first pool holding it, uint8.
-
-    Pool p holds a row's ``sizes[p]`` nearest others, ties by column (the stable order), so
-    pools are nested; the own point lands in pool 0 and is ignored by the callers. The cut
-    values come from one ``np.partition`` per row block, then one compiled pass counts each
-    row against them: no sort of the rows.
-    """
-    keyed = np.ascontiguousarray(keyed, dtype=np.float64)
-    thresholds = np.ascontiguousarray(np.partition(keyed, sizes, axis=1)[:, sizes])
-    levels = np.empty(keyed.shape, dtype=np.uint8)
-    _pool_levels(keyed, thresholds, np.asarray(sizes, dtype=np.int64), levels)
-    return levels
-
-
-@njit(cache=False, nogil=True)
-def _scatter_levels(levels, rows, n, forward, backward):
-    for q in range(rows.shape[0]):
-        i = rows[q]
-        position = i - 1  # pair (0, i)
-        for j in range(i):
-            backward[position] = levels[q, j]
-            position += n - j - 2
-        start = i * n - i * (i + 1) // 2
-        for j in range(i + 1, n):
-            forward[start + j - i - 1] = levels[q, j]
-
-
-def scatter_levels(levels, rows, n, forward, backward) -> None:
-    """Row i's levels into the condensed vectors: pair (i, j > i) of ``forward`` (j as a
-    neighbour of i) and pair (j < i, i) of ``backward`` (j as a neighbour of i)."""
-    _scatter_levels(levels, np.asarray(rows, dtype=np.int64), n, forward, backward)

@@ -19,9 +19,8 @@ from decimal import Context
 import numpy as np
 
 from . import bands
-from .distances import distance_rows, row_blocks
-from .pair_kernels import (high_squares, pack_bits, pack_pools, pack_subsets, pool_levels,
-                           scatter_levels, stable_order, subset_sums, tie_groups)
+from .pair_kernels import (high_squares, pack_bits, pack_pools, pack_subsets, stable_order,
+                           subset_sums, tie_groups)
 
 MIN_PAIRS = 3
 _EXACT = Context(prec=60)  # ample for sums below 2^100
@@ -185,28 +184,10 @@ def per_point_sizes(n: int, percentiles) -> list[int]:
     return [min(n - 1, max(1, round(p / 100 * (n - 1)))) for p in percentiles]
 
 
-def per_point_levels(d: np.ndarray, n: int, sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """For every pair (i<j): the first pool containing j as a neighbour of i, and i of j.
+def per_point_subsets(order: np.ndarray, n: int, sizes: list[int]) -> PairSubsets:
+    """The per-point pools (sizes[q] nearest neighbours of every point, ties by index) as
+    weighted subsets in the stable sort ``order`` of the distances.
 
-    Pool q holds the ordered pair (i, j) when j is among the ``sizes[q]`` nearest high-D
-    neighbours of i (ties by index). Returned as two uint8 condensed vectors (i->j, j->i).
+    A pair's weight in pool q is [j in i's pool] + [i in j's pool]: a mutual pair counts twice.
     """
-    forward = np.empty(d.shape[0], dtype=np.uint8)
-    backward = np.empty(d.shape[0], dtype=np.uint8)
-    sizes = np.asarray(sizes, dtype=np.int64)
-    for rows in row_blocks(n, n):
-        keyed = distance_rows(d, n, rows)
-        keyed[np.arange(rows.shape[0]), rows] = -np.inf  # the point itself sorts first
-        scatter_levels(pool_levels(keyed, sizes), rows, n, forward, backward)
-    return forward, backward
-
-
-def per_point_subsets(order: np.ndarray, levels: tuple[np.ndarray, np.ndarray],
-                      pools: int) -> PairSubsets:
-    """Per-point pools 0 .. pools-1 as weighted subsets in the sort ``order`` (levels in
-    condensed order, from :func:`per_point_levels`).
-
-    A pair's weight in pool q is [forward level <= q] + [backward level <= q]: a mutual pair
-    counts twice.
-    """
-    return PairSubsets.of(*pack_pools(order, *levels, pools))
+    return PairSubsets.of(*pack_pools(order, n, sizes))
