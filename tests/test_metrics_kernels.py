@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 from drfidelity.metrics import bands, stress
 from drfidelity.metrics.distances import distance_rows
-from drfidelity.metrics.pair_kernels import pack_pools, stable_order, tie_groups
+from drfidelity.metrics.pair_kernels import pack_pools, sort_in_place, tie_groups
 from drfidelity.metrics.rank_kernels import count_ranks, nearest
 from drfidelity.metrics.shepard import (PairSubsets, RankedDistances, ShepardPair,
                                         inverse_permutation)
@@ -110,13 +110,17 @@ def test_stable_order_and_tie_groups():
     rng = np.random.default_rng(5)
     cases = [rng.random(5000), np.round(rng.random(5000) * 30),  # crowded, tied buckets
              np.zeros(300), np.concatenate([np.zeros(200), rng.random(100) * 1e-300]),
+             np.concatenate([np.zeros(200), np.full(100, 5e-324), rng.random(300) * 1e-310]),
+             np.concatenate([rng.random(3000), np.full(2000, 0.5)]) ** 8,
              np.array([2.0]), np.array([1.0, 1.0])]
     for values in cases:
-        order = stable_order(values)
+        keys = values.copy()
+        order = sort_in_place(keys)
         expected = np.argsort(values, kind="stable")
         np.testing.assert_array_equal(order, expected)
-        starts, ends = tie_groups(values, order)
         ordered = values[expected]
+        np.testing.assert_array_equal(keys, ordered)
+        starts, ends = tie_groups(keys)
         links = np.flatnonzero(ordered[1:] == ordered[:-1])
         covered = np.zeros(values.shape[0], dtype=bool)
         for s, e in zip(starts, ends):

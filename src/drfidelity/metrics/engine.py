@@ -114,7 +114,7 @@ class _BandReference:
         for p in bands.PERCENTILES:
             block[f"stress_p{p}__{tag}"] = stress[p]
             block[f"stress_fidelity_p{p}__{tag}"] = fidelity(stress[p])
-        near_share = self.band_sizes["near"] / self.ranked.values.shape[0]
+        near_share = self.band_sizes["near"] / self.ranked.size
         block.update({f"shepard_near__{tag}": rho["near"],
                       f"stress_near__{tag}": stress["near"],
                       f"stress_fidelity_near__{tag}": fidelity(stress["near"]),
@@ -239,15 +239,14 @@ class Reference:
         """
         Y = check_embedding(Y, self.n)
         n = self.n
-        low = RankedDistances(pdist(Y))
-        constant = not low.values[low.order[-1]] > 0
+        low = RankedDistances(pdist(Y), consume=True)  # recomputed below, after the orders
+        constant = not low.largest > 0
         if constant:
             warnings.warn("the embedding puts every point at the same place (all 2-D distances "
                           "are 0): Spearman rho, stress, trustworthiness, continuity and recall "
                           "are undefined (NaN)",
                           RuntimeWarning, stacklevel=2)
         median_2d = low.median()
-        low.values = None  # the distances are recomputed below, after the N^2/2 orders are gone
         shared = self._truth is not None and self._truth.ranked is self._ambient.ranked
         ambient_rhos = self._ambient.rhos(low)
         truth_rhos = None

@@ -3,10 +3,9 @@
 Every pass here reads an N^2/2-long vector once or twice, so each is one numba loop instead of
 a sequence of numpy calls with N^2/2-long temporaries (single-threaded, like the other kernels).
 
-* :func:`stable_order`: the stable ascending order (ties by position) as int32, by bucket sort:
-  a pair's bucket is ``floor((v - min) * scale)``, which never decreases as v grows (every IEEE
-  operation rounds monotonically), so sorting each bucket by (value, position) sorts the whole.
-* :func:`tie_groups`: the runs of equal values along a sorted order.
+* :func:`sort_in_place`: the stable ascending order (ties by position) as int32, by an in-place
+  bucket sort (no N^2/2-long buffer besides the keys and the order).
+* :func:`tie_groups`: the runs of equal values of a sorted vector.
 * :func:`subset_sums`: exact integer Spearman sums for many pair subsets in one pass along the
   2-D order (see :mod:`.shepard`).
 * :func:`pack_pools`: the per-point pools, by one pass along the stable order.
@@ -18,86 +17,121 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-BUCKET_SIZE = 32  # mean values per bucket (at most MAX_BUCKETS buckets)
-MAX_BUCKETS = 1 << 16  # the scatter's write streams stay in cache
-SHORT_RUN = 64  # buckets up to this size are sorted by insertion
-SPILL = 1 << 62   # integer sums are kept as hi * SPILL + lo with 0 <= lo < SPILL
+SPILL = 1 << 62  # integer sums are kept as hi * SPILL + lo with 0 <= lo < SPILL
+FANOUT = 2048  # buckets per level of the sort: its write heads stay in cache
+SHORT_RUN = 48  # runs up to this size are sorted by insertion
 
 
 @njit(cache=False, nogil=True)
-def _insertion_sort(values, index, lo, hi):
-    """Sort index[lo:hi] by (values[index], index) in place (short runs)."""
+def _insertion_sort(keys, index, lo, hi):
+    """Sort the pairs (keys, index)[lo:hi] by key, then index, in place (short runs)."""
     for s in range(lo + 1, hi):
+        v = keys[s]
         j = index[s]
-        v = values[j]
         t = s
-        while t > lo:
-            k = index[t - 1]
-            w = values[k]
-            if w < v or (w == v and k < j):
-                break
-            index[t] = k
+        while t > lo and (keys[t - 1] > v or (keys[t - 1] == v and index[t - 1] > j)):
+            keys[t] = keys[t - 1]
+            index[t] = index[t - 1]
             t -= 1
+        keys[t] = v
         index[t] = j
 
 
+@njit(cache=False, inline="always")
+def _bucket(v, vmin, scale, spread, buckets):
+    """floor((v - vmin) / spread * buckets), capped: never decreases as v grows."""
+    if scale > 0:
+        return min(int((v - vmin) * scale), buckets - 1)
+    return min(int((v - vmin) / spread * buckets), buckets - 1)
+
+
 @njit(cache=False, nogil=True)
-def _bucket_order(values, order, bucket_size, max_buckets, short_run):
-    n = values.shape[0]
-    lo = values.min()
-    hi = values.max()
-    buckets = max(1, min(max_buckets, n // bucket_size))
-    scale = buckets / (hi - lo) if hi > lo else 0.0
-    if not np.isfinite(scale):  # (hi - lo) below ~1e-308 / buckets
-        scale = 0.0
-    starts = np.zeros(buckets + 1, dtype=np.int64)
-    for i in range(n):
-        starts[min(int((values[i] - lo) * scale), buckets - 1) + 1] += 1
-    for b in range(buckets):
-        starts[b + 1] += starts[b]
-    fill = starts[:-1].copy()
-    for i in range(n):  # positions ascend, so each bucket lists its pairs by position
-        b = min(int((values[i] - lo) * scale), buckets - 1)
-        order[fill[b]] = i
-        fill[b] += 1
-    for b in range(buckets):
-        s, e = starts[b], starts[b + 1]
-        if e - s <= short_run:
-            _insertion_sort(values, order, s, e)
-        else:  # a crowded bucket (a peak or many ties): a stable sort of its values
-            part = np.empty(e - s)
-            for t in range(e - s):
-                part[t] = values[order[s + t]]
-            perm = np.argsort(part, kind="mergesort")
-            members = order[s:e].copy()
-            for t in range(e - s):
-                order[s + t] = members[perm[t]]
+def _sort_pairs(keys, order, fanout, short_run):
+    """Sort (keys, order) by key, then order, in place: most-significant-bucket first.
 
-
-def stable_order(values: np.ndarray, dtype=np.int32) -> np.ndarray:
-    """``np.argsort(values, kind="stable")`` for finite float64 values, as ``dtype``.
-
-    About twice as fast as numpy's stable argsort on distance vectors and returns the int32
-    order directly (numpy's is int64: twice the memory at N^2/2 entries).
+    A run is split into up to ``fanout`` buckets by ``floor((v - min) * scale)``, which never
+    decreases as v grows (IEEE operations round monotonically), the pairs are permuted into
+    their buckets in place (cycle leader), and each bucket is a new run; short runs are sorted
+    by insertion, runs of one value by index.
     """
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    order = np.empty(values.shape[0], dtype=dtype)
-    if values.shape[0]:
-        _bucket_order(values, order, BUCKET_SIZE, MAX_BUCKETS, SHORT_RUN)
+    stack = np.empty((1024, 2), dtype=np.int64)
+    stack[0, 0] = 0
+    stack[0, 1] = keys.shape[0]
+    top = 1
+    counts = np.empty(fanout + 1, dtype=np.int64)
+    heads = np.empty(fanout, dtype=np.int64)
+    while top:
+        top -= 1
+        lo = stack[top, 0]
+        hi = stack[top, 1]
+        if hi - lo <= short_run:
+            _insertion_sort(keys, order, lo, hi)
+            continue
+        vmin = keys[lo]
+        vmax = keys[lo]
+        for t in range(lo, hi):
+            vmin = min(vmin, keys[t])
+            vmax = max(vmax, keys[t])
+        if vmin == vmax:  # one value: order by index
+            order[lo:hi] = np.sort(order[lo:hi])
+            continue
+        buckets = max(2, min(fanout, (hi - lo) // 16))
+        spread = vmax - vmin
+        scale = buckets / spread
+        if not np.isfinite(scale):  # a subnormal spread: scale by division instead
+            scale = -1.0
+        counts[:buckets + 1] = 0
+        for t in range(lo, hi):
+            counts[_bucket(keys[t], vmin, scale, spread, buckets) + 1] += 1
+        counts[0] = lo
+        for b in range(buckets):
+            counts[b + 1] += counts[b]
+            heads[b] = counts[b]
+        for b in range(buckets):
+            while heads[b] < counts[b + 1]:
+                v = keys[heads[b]]
+                j = order[heads[b]]
+                c = _bucket(v, vmin, scale, spread, buckets)
+                while c != b:  # carry the pair to its bucket, pick up the one there
+                    p = heads[c]
+                    heads[c] += 1
+                    v, keys[p] = keys[p], v
+                    j, order[p] = order[p], j
+                    c = _bucket(v, vmin, scale, spread, buckets)
+                keys[heads[b]] = v
+                order[heads[b]] = j
+                heads[b] += 1
+        for b in range(buckets):
+            if counts[b + 1] - counts[b] > 1:
+                if top == stack.shape[0]:
+                    grown = np.empty((2 * top, 2), dtype=np.int64)
+                    grown[:top] = stack
+                    stack = grown
+                stack[top, 0] = counts[b]
+                stack[top, 1] = counts[b + 1]
+                top += 1
+
+
+def sort_in_place(keys: np.ndarray, dtype=np.int32) -> np.ndarray:
+    """Sort the finite float64 ``keys`` in place; return the stable order (``np.argsort(keys,
+    kind="stable")`` of the input) as ``dtype``.
+
+    About twice as fast as numpy's stable argsort on distance vectors, and beside the keys it
+    needs only the order itself (int32: half of numpy's int64 order, and no merge buffer).
+    """
+    order = np.arange(keys.shape[0], dtype=dtype)
+    if keys.shape[0] > 1:
+        _sort_pairs(keys, order, FANOUT, SHORT_RUN)
     return order
 
 
 @njit(cache=False, nogil=True)
-def _tie_groups(values, order, starts, ends):
+def _tie_groups(ordered, starts, ends):
     """Fill starts/ends (when long enough) and return the number of groups."""
     groups = 0
     previous = False
-    if order.shape[0]:
-        current = values[order[0]]
-    for q in range(order.shape[0] - 1):
-        following = values[order[q + 1]]
-        tied = current == following
-        current = following
+    for q in range(ordered.shape[0] - 1):
+        tied = ordered[q] == ordered[q + 1]
         if tied and not previous:
             if groups < starts.shape[0]:
                 starts[groups] = q
@@ -108,18 +142,15 @@ def _tie_groups(values, order, starts, ends):
     return groups
 
 
-def tie_groups(values: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(starts, ends): inclusive sorted positions of every run of >= 2 equal values.
-
-    Counted first, then filled: the arrays hold exactly the groups (none for tie-free data).
-    """
-    values = np.ascontiguousarray(values, dtype=np.float64)
+def tie_groups(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends): inclusive positions of every run of >= 2 equal values in the sorted
+    vector ``ordered``. Counted first, then filled: the arrays hold exactly the groups."""
     none = np.empty(0, dtype=np.int64)
-    groups = _tie_groups(values, order, none, none)
+    groups = _tie_groups(ordered, none, none)
     starts = np.empty(groups, dtype=np.int64)
     ends = np.empty(groups, dtype=np.int64)
     if groups:
-        _tie_groups(values, order, starts, ends)
+        _tie_groups(ordered, starts, ends)
     return starts, ends
 
 

@@ -18,8 +18,7 @@ from decimal import Context
 
 import numpy as np
 
-from . import bands
-from .pair_kernels import (high_squares, pack_bits, pack_pools, pack_subsets, stable_order,
+from .pair_kernels import (high_squares, pack_bits, pack_pools, pack_subsets, sort_in_place,
                            subset_sums, tie_groups)
 
 MIN_PAIRS = 3
@@ -45,6 +44,12 @@ def rank_correlation(ab: int, aa: int, bb: int, total: int) -> float:
     return float(value)
 
 
+def _sorted_median(ordered: np.ndarray) -> float:
+    """``np.median`` of a sorted vector: the mean of its one or two middle values."""
+    size = ordered.shape[0]
+    return float(np.mean(ordered[size // 2 - 1 + size % 2:size // 2 + 1]))
+
+
 class RankedDistances:
     """A condensed distance vector with its stable sort order and its tie groups.
 
@@ -52,10 +57,16 @@ class RankedDistances:
     sorted positions), so a tie-free vector costs nothing beyond its order.
     """
 
-    def __init__(self, values: np.ndarray):
-        self.values = values
-        self.order = stable_order(values, index_dtype(values.shape[0]))
-        self.tie_starts, self.tie_ends = tie_groups(values, self.order)
+    def __init__(self, values: np.ndarray, consume: bool = False):
+        """``consume``: sort ``values`` itself (it ends up sorted and is not kept here);
+        otherwise a copy is sorted and dropped."""
+        keys = values if consume else values.copy()
+        self.size = values.shape[0]
+        self.order = sort_in_place(keys, index_dtype(self.size))
+        self.tie_starts, self.tie_ends = tie_groups(keys)
+        self._median = _sorted_median(keys)
+        self.largest = float(keys[-1]) if self.size else 0.0
+        self.values = None if consume else values
         self._tied = None
 
     def release_order(self) -> np.ndarray:
@@ -64,8 +75,8 @@ class RankedDistances:
         return order
 
     def median(self) -> float:
-        """``np.median(values)``, read off the order (the one or two middle values)."""
-        return bands.median(self.values, self.order)
+        """``np.median(values)``."""
+        return self._median
 
     def count_at_most(self, radius: float) -> int:
         """Number of pairs with distance <= radius (the size of that band)."""
@@ -76,7 +87,7 @@ class RankedDistances:
         doubled average high-D rank inside it."""
         sizes = np.asarray(band_sizes, dtype=np.int64)
         ascending = np.argsort(sizes, kind="stable")
-        sums = high_squares(self.values.shape[0], sizes[ascending], subsets.bits,
+        sums = high_squares(self.size, sizes[ascending], subsets.bits,
                             subsets.prefix, (self.tie_starts, self.tie_ends))
         out = sums[:]
         for r, b in enumerate(ascending):
@@ -90,7 +101,7 @@ class RankedDistances:
             if self.tie_starts.shape[0] == 0:
                 self._tied = np.empty(0, dtype=np.uint64)
             else:
-                size = self.values.shape[0]
+                size = self.size
                 edges = np.zeros(size + 1, dtype=np.int64)
                 np.add.at(edges, self.tie_starts, 1)
                 np.add.at(edges, self.tie_ends + 1, -1)
