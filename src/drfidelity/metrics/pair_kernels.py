@@ -163,16 +163,19 @@ def _popcount(x):
 
 
 @njit(cache=False, inline="always")
-def _weight(words, shift):
-    """Copies (0, 1, 2) at bit ``shift`` of a subset's two half-words."""
-    return np.int64(((words[0] >> shift) & np.uint64(1)) + ((words[1] >> shift) & np.uint64(1)))
+def _weight(row, s, shift):
+    """Copies (0, 1, 2) of subset s at bit ``shift`` of a table row."""
+    return np.int64(((row[2 * s] >> shift) & np.uint64(1))
+                    + ((row[2 * s + 1] >> shift) & np.uint64(1)))
 
 
 @njit(cache=False, inline="always")
-def _below(words, count, p):
-    """Copies at positions < p given p's word pair and the copies before that word."""
+def _below(row, s, subsets, p):
+    """Copies of subset s at positions < p, from the table row of p's word."""
     mask = (np.uint64(1) << np.uint64(p & 63)) - np.uint64(1)
-    return np.int64(count) + _popcount(words[0] & mask) + _popcount(words[1] & mask)
+    count = (row[2 * subsets + (s >> 1)] >> np.uint64(32 * (s & 1))) & np.uint64(0xFFFFFFFF)
+    return (np.int64(count) + _popcount(row[2 * s] & mask)
+            + _popcount(row[2 * s + 1] & mask))
 
 
 @njit(cache=False, inline="always")
@@ -185,16 +188,15 @@ def _add(sums, row, col, value):
 
 
 @njit(cache=False, nogil=True)
-def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, high_starts,
+def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied, high_starts,
                  high_ends, block, sums, totals):
     bands = band_sizes.shape[0]
-    subsets = bits.shape[1]
+    width = table.shape[1]
     before = np.zeros(bands + subsets, dtype=np.int64)
     group = np.zeros(bands + subsets, dtype=np.int64)
     length = to_high.shape[0]
     has_ties = tied.shape[0] > 0
-    words = np.empty((block, subsets, 2), dtype=np.uint64)
-    counts = np.empty((block, subsets), dtype=prefix.dtype)
+    rows = np.empty((block, width), dtype=np.uint64)
     g = 0
     q0 = 0
     while q0 < length:
@@ -204,16 +206,13 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, 
             if low_ends[k] >= q1:
                 q1 = low_ends[k] + 1
             k += 1
-        if q1 - q0 > words.shape[0]:
-            words = np.empty((q1 - q0, subsets, 2), dtype=np.uint64)
-            counts = np.empty((q1 - q0, subsets), dtype=prefix.dtype)
+        if q1 - q0 > rows.shape[0]:
+            rows = np.empty((q1 - q0, width), dtype=np.uint64)
         if subsets:  # gather first: independent loads overlap their cache misses
             for t in range(q0, q1):
                 w = to_high[t] >> 6
-                for s in range(subsets):
-                    words[t - q0, s, 0] = bits[w, s, 0]
-                    words[t - q0, s, 1] = bits[w, s, 1]
-                    counts[t - q0, s] = prefix[w, s]
+                for c in range(width):
+                    rows[t - q0, c] = table[w, c]
         q = q0
         while q < q1:
             e = q
@@ -232,9 +231,9 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, 
                     _add(sums, r, 1, b * b)
                 shift = np.uint64(h & 63)
                 for s in range(subsets):
-                    w = _weight(words[q - q0, s], shift)
+                    w = _weight(rows[q - q0], s, shift)
                     if w:
-                        a = 2 * _below(words[q - q0, s], counts[q - q0, s], h) + w + 1
+                        a = 2 * _below(rows[q - q0], s, subsets, h) + w + 1
                         r = bands + s
                         b = 2 * before[r] + w + 1
                         before[r] += w
@@ -251,7 +250,7 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, 
                     group[r] += 1
                 shift = np.uint64(h & 63)
                 for s in range(subsets):
-                    group[bands + s] += _weight(words[t - q0, s], shift)
+                    group[bands + s] += _weight(rows[t - q0], s, shift)
             for t in range(q, e + 1):
                 h = np.int64(to_high[t])
                 hs = h
@@ -268,15 +267,14 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, 
                     _add(sums, r, 1, b * b)
                 shift = np.uint64(h & 63)
                 for s in range(subsets):
-                    w = _weight(words[t - q0, s], shift)
+                    w = _weight(rows[t - q0], s, shift)
                     if w == 0:
                         continue
                     if he == hs:
-                        a = 2 * _below(words[t - q0, s], counts[t - q0, s], h) + w + 1
+                        a = 2 * _below(rows[t - q0], s, subsets, h) + w + 1
                     else:  # a high-D tie group: its copies share their mean rank
-                        first = _below(bits[hs >> 6, s], prefix[hs >> 6, s], hs)
-                        a = first + _below(bits[(he + 1) >> 6, s], prefix[(he + 1) >> 6, s],
-                                           he + 1) + 1
+                        a = (_below(table[hs >> 6], s, subsets, hs)
+                             + _below(table[(he + 1) >> 6], s, subsets, he + 1) + 1)
                     r = bands + s
                     b = 2 * before[r] + group[r] + 1
                     _add(sums, r, 0, w * a * b)
@@ -289,9 +287,8 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, bits, prefix, tied, 
 
 
 @njit(cache=False, nogil=True)
-def _high_squares(length, band_sizes, bits, prefix, high_starts, high_ends, sums):
+def _high_squares(length, band_sizes, table, subsets, high_starts, high_ends, sums):
     bands = band_sizes.shape[0]
-    subsets = bits.shape[1]
     g = 0
     for h in range(length):
         hs = h
@@ -307,42 +304,41 @@ def _high_squares(length, band_sizes, bits, prefix, high_starts, high_ends, sums
             _add(sums, r, 0, (hs + he + 2) * (hs + he + 2))
         shift = np.uint64(h & 63)
         for s in range(subsets):
-            w = _weight(bits[h >> 6, s], shift)
+            w = _weight(table[h >> 6], s, shift)
             if w:
-                first = _below(bits[hs >> 6, s], prefix[hs >> 6, s], hs)
+                first = _below(table[hs >> 6], s, subsets, hs)
                 if he == hs:
                     a = 2 * first + w + 1
                 else:
-                    a = first + _below(bits[(he + 1) >> 6, s], prefix[(he + 1) >> 6, s],
-                                       he + 1) + 1
+                    a = first + _below(table[(he + 1) >> 6], s, subsets, he + 1) + 1
                 _add(sums, bands + s, 0, w * a * a)
 
 
-def high_squares(length, band_sizes, bits, prefix, high_ties) -> list[int]:
+def high_squares(length, band_sizes, table, subsets, high_ties) -> list[int]:
     """Exact sums of w a^2 (doubled high-D average ranks) per band and subset: they depend on
     the reference only, so they are computed once, by one walk along the high-D order."""
-    rows = band_sizes.shape[0] + bits.shape[1]
+    rows = band_sizes.shape[0] + subsets
     sums = np.zeros((rows, 1, 2), dtype=np.int64)
-    _high_squares(length, band_sizes, bits, prefix, high_ties[0], high_ties[1], sums)
+    _high_squares(length, band_sizes, table, subsets, high_ties[0], high_ties[1], sums)
     return [int(hi) * SPILL + int(lo) for hi, lo in sums[:, 0]]
 
 
 BLOCK = 4096  # 2-D positions whose subset words are gathered before they are used
 
 
-def subset_sums(to_high, low_groups, band_sizes, bits, prefix, high_ties, tied):
+def subset_sums(to_high, low_groups, band_sizes, table, subsets, high_ties, tied):
     """Exact sums of a*b and b*b (doubled average ranks) and the copy count per subset.
 
     Rows of the result: first the bands (prefixes of the high-D order of the given sizes,
-    ascending), then the weighted subsets of ``bits`` / ``prefix`` (see :func:`pack_subsets`).
+    ascending), then the ``subsets`` weighted subsets of ``table`` (see :func:`subset_table`).
     The walk goes along the 2-D order, so the subsets' words are read at random high-D
     positions: they are gathered block by block before use, so that the cache misses overlap.
     Returns (sums as Python ints, shape (rows, 2), totals).
     """
-    rows = band_sizes.shape[0] + bits.shape[1]
+    rows = band_sizes.shape[0] + subsets
     sums = np.zeros((rows, 2, 2), dtype=np.int64)
     totals = np.zeros(rows, dtype=np.int64)
-    _subset_sums(to_high, low_groups[0], low_groups[1], band_sizes, bits, prefix, tied,
+    _subset_sums(to_high, low_groups[0], low_groups[1], band_sizes, table, subsets, tied,
                  high_ties[0], high_ties[1], BLOCK, sums, totals)
     exact = [[int(hi) * SPILL + int(lo) for hi, lo in row] for row in sums]
     return exact, [int(t) for t in totals]
@@ -431,6 +427,33 @@ def pack_pools(order: np.ndarray, n: int, sizes) -> tuple[np.ndarray, np.ndarray
                       dtype=np.int32 if 2 * length < 2**31 else np.int64)
     _prefix_counts(bits, prefix)
     return bits, prefix
+
+
+def subset_table(bits: np.ndarray, prefix: np.ndarray) -> np.ndarray:
+    """One row per 64 sorted positions: the 2 S half-words of the S subsets, then their copy
+    counts before the row (two uint32 per uint64), padded to whole 64-byte cache lines and
+    aligned, so that the row a random position needs is one or two adjacent lines."""
+    words, subsets = prefix.shape
+    if 2 * int(prefix[-1].max(initial=0)) + 128 >= 2**32:
+        raise ValueError("subset copy counts must stay below 2^32")
+    width = 2 * subsets + (subsets + 1) // 2
+    width += -width % 8
+    raw = np.zeros(words * width + 16, dtype=np.uint64)
+    start = (-raw.ctypes.data // 8) % 16  # 128-byte alignment
+    table = raw[start:start + words * width].reshape(words, width)
+    table[:, :2 * subsets] = bits.reshape(words, 2 * subsets)
+    counts = np.zeros((words, 2 * ((subsets + 1) // 2)), dtype=np.uint32)
+    counts[:, :subsets] = prefix
+    table[:, 2 * subsets:2 * subsets + counts.shape[1] // 2] = counts.view(np.uint64)
+    return table
+
+
+def split_table(table: np.ndarray, subsets: int) -> tuple[np.ndarray, np.ndarray]:
+    """(bits (words, S, 2), prefix (words, S)) back from :func:`subset_table`."""
+    bits = table[:, :2 * subsets].reshape(table.shape[0], subsets, 2).copy()
+    half = (subsets + 1) // 2
+    counts = np.ascontiguousarray(table[:, 2 * subsets:2 * subsets + half]).view(np.uint32)
+    return bits, counts[:, :subsets].astype(np.int64)
 
 
 @njit(cache=False, nogil=True)

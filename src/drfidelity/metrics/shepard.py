@@ -19,7 +19,7 @@ from decimal import Context
 import numpy as np
 
 from .pair_kernels import (high_squares, pack_bits, pack_pools, pack_subsets, sort_in_place,
-                           subset_sums, tie_groups)
+                           split_table, subset_sums, subset_table, tie_groups)
 
 MIN_PAIRS = 3
 _EXACT = Context(prec=60)  # ample for sums below 2^100
@@ -87,8 +87,8 @@ class RankedDistances:
         doubled average high-D rank inside it."""
         sizes = np.asarray(band_sizes, dtype=np.int64)
         ascending = np.argsort(sizes, kind="stable")
-        sums = high_squares(self.size, sizes[ascending], subsets.bits,
-                            subsets.prefix, (self.tie_starts, self.tie_ends))
+        sums = high_squares(self.size, sizes[ascending], subsets.table, subsets.count,
+                            (self.tie_starts, self.tie_ends))
         out = sums[:]
         for r, b in enumerate(ascending):
             out[b] = sums[r]
@@ -113,20 +113,22 @@ class PairSubsets:
     """Weighted pair subsets in a high-D sorted order, as bit planes (see ``pack_subsets``)."""
 
     def __init__(self, halves: list, length: int):
-        self.bits, self.prefix = pack_subsets(halves, length)
+        self.count = len(halves)
+        self.table = subset_table(*pack_subsets(halves, length))
 
     @classmethod
     def of(cls, bits: np.ndarray, prefix: np.ndarray) -> "PairSubsets":
-        """Subsets from packed bit planes and prefix counts."""
+        """Subsets from packed bit planes (words, S, 2) and prefix counts (words, S)."""
         subsets = cls.__new__(cls)
-        subsets.bits, subsets.prefix = bits, prefix
+        subsets.count = prefix.shape[1]
+        subsets.table = subset_table(bits, prefix)
         return subsets
 
     def __add__(self, other: "PairSubsets") -> "PairSubsets":
-        prefix_type = np.promote_types(self.prefix.dtype, other.prefix.dtype)
-        return PairSubsets.of(np.concatenate([self.bits, other.bits], axis=1),
-                              np.concatenate([self.prefix, other.prefix], axis=1
-                                             ).astype(prefix_type, copy=False))
+        (bits, prefix), (more_bits, more_prefix) = (split_table(self.table, self.count),
+                                                    split_table(other.table, other.count))
+        return PairSubsets.of(np.concatenate([bits, more_bits], axis=1),
+                              np.concatenate([prefix, more_prefix], axis=1))
 
     @classmethod
     def from_weights(cls, weights: list[np.ndarray]) -> "PairSubsets":
@@ -164,7 +166,7 @@ class ShepardPair:
         sizes = np.asarray(band_sizes, dtype=np.int64)
         ascending = np.argsort(sizes, kind="stable")
         sums, totals = subset_sums(self._to_high, (self.low.tie_starts, self.low.tie_ends),
-                                   sizes[ascending], subsets.bits, subsets.prefix,
+                                   sizes[ascending], subsets.table, subsets.count,
                                    (self.high.tie_starts, self.high.tie_ends), self.high.tied)
         squares = [squares[b] for b in ascending] + squares[sizes.shape[0]:]
         values = [rank_correlation(ab, aa, bb, total)
