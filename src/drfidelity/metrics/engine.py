@@ -2,8 +2,11 @@
 
 Everything on the high-D side (distance vectors, their sort orders, band radii, first-mode
 thresholds, per-point pools, the tightest cluster, outlier and population pair families) is
-computed once in the constructor, the neighbour lists once during the first score; scoring an
-embedding then costs one ``pdist`` of the 2-D points, one sort of it and chunked linear passes.
+computed once in the constructor, the neighbour lists once during the first score. Scoring an
+embedding then costs one ``pdist`` of the 2-D points, one in-place sort of it, and per
+reference vector one compiled pass along the 2-D order for every Shepard column (bands,
+per-point pools, pair families) and two compiled passes for every band stress
+(:mod:`.pair_kernels`); only these passes and their N^2/2-long inputs grow as N^2.
 
 The input space X is an (N, D) feature matrix compared with any ``scipy.spatial.distance.pdist``
 metric (default Euclidean), or, with ``metric="precomputed"`` (the scikit-learn convention), a
@@ -29,14 +32,19 @@ from .outliers import OutlierSet, OutlierSpace, outlier_metrics, outlier_set, ou
 from .populations import population_weights
 from .shepard import (PairSubsets, RankedDistances, ShepardPair, inverse_permutation,
                       per_point_sizes, per_point_subsets)
+from .pair_kernels import scatter
 from .stress import BandStress, fidelity
 
 NEAR_MIN_PAIRS = 3
 OUTLIER_RHO = "outlier_shepard__vs_ambient"
-# Peak memory per pair of points (benchmarks/README.md, N = 20 000: ~18 bytes per reference
-# space held by a Reference, ~14 more while a map is scored), rounded up.
-BYTES_PER_PAIR_SPACE = 20
-BYTES_PER_PAIR_SCORE = 16
+# Peak memory per pair of points, rounded up. Held per reference space: the float64 distances
+# (8), the int32 inverse sort order (4), the per-point pool table (2). Scoring a map adds its
+# float64 distances, sorted in place, and their int32 order (12); its per-space int32 map to
+# the reference order (4) and its recomputed distances (8) come after the sort's keys are gone.
+# Building a space needs 20 while sorting (distances, sorted copy, order). Measured at
+# N = 20 000 in benchmarks/README.md.
+BYTES_PER_PAIR_SPACE = 15
+BYTES_PER_PAIR_SCORE = 13
 
 
 def _rows_of(d: np.ndarray, n: int):
@@ -84,9 +92,7 @@ class _BandReference:
 
     def in_sorted_order(self, weights: np.ndarray) -> np.ndarray:
         """Condensed-order pair weights rearranged into this vector's sorted order."""
-        arranged = np.empty_like(weights)
-        arranged[self.inverse] = weights
-        return arranged
+        return scatter(weights, self.inverse)
 
     def add_families(self, named_weights: dict) -> None:
         """Score the pair families {column: condensed 0/1 weights} in the same pass."""
@@ -157,8 +163,8 @@ class Reference:
     ValueError
         Input of the wrong shape, non-finite values, inconsistent N, bad labels or indices.
     MemoryError
-        Before anything is allocated, when the estimated peak memory (about 20 bytes per pair
-        and reference space, 16 more while scoring) exceeds the memory available.
+        Before anything is allocated, when the estimated peak memory (about 15 bytes per pair
+        and reference space, 13 more while scoring) exceeds the memory available.
 
     Notes
     -----

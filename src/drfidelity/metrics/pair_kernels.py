@@ -20,6 +20,7 @@ from numba import njit
 SPILL = 1 << 62  # integer sums are kept as hi * SPILL + lo with 0 <= lo < SPILL
 FANOUT = 2048  # buckets per level of the sort: its write heads stay in cache
 SHORT_RUN = 48  # runs up to this size are sorted by insertion
+BLOCK = 4096  # 2-D positions whose subset table rows are gathered before they are used
 
 
 @njit(cache=False, nogil=True)
@@ -123,6 +124,59 @@ def sort_in_place(keys: np.ndarray, dtype=np.int32) -> np.ndarray:
     if keys.shape[0] > 1:
         _sort_pairs(keys, order, FANOUT, SHORT_RUN)
     return order
+
+
+@njit(cache=False, nogil=True)
+def _gather(values, index, out):
+    for q in range(index.shape[0]):
+        out[q] = values[index[q]]
+
+
+@njit(cache=False, nogil=True)
+def _scatter(values, index, out):
+    for q in range(index.shape[0]):
+        out[index[q]] = values[q]
+
+
+@njit(cache=False, nogil=True)
+def _invert(order, inverse):
+    for q in range(order.shape[0]):
+        inverse[order[q]] = q
+
+
+@njit(cache=False, nogil=True)
+def _mark_groups(starts, ends, bits):
+    for g in range(starts.shape[0]):
+        for p in range(starts[g], ends[g] + 1):
+            bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+
+
+def group_bits(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
+    """Bit plane (uint64 words) of the positions inside the groups [starts, ends]."""
+    bits = np.zeros(length // 64 + 1, dtype=np.uint64)
+    _mark_groups(starts, ends, bits)
+    return bits
+
+
+def gather(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``values[index]`` without numpy's intp copy of an int32 index (8 bytes per pair)."""
+    out = np.empty(index.shape[0], dtype=values.dtype)
+    _gather(values, index, out)
+    return out
+
+
+def scatter(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``out[index] = values`` for a permutation ``index``, without an intp copy of it."""
+    out = np.empty_like(values)
+    _scatter(values, index, out)
+    return out
+
+
+def invert(order: np.ndarray) -> np.ndarray:
+    """The inverse permutation (inverse[order[q]] = q), in the dtype of ``order``."""
+    inverse = np.empty_like(order)
+    _invert(order, inverse)
+    return inverse
 
 
 @njit(cache=False, nogil=True)
@@ -321,9 +375,6 @@ def high_squares(length, band_sizes, table, subsets, high_ties) -> list[int]:
     sums = np.zeros((rows, 1, 2), dtype=np.int64)
     _high_squares(length, band_sizes, table, subsets, high_ties[0], high_ties[1], sums)
     return [int(hi) * SPILL + int(lo) for hi, lo in sums[:, 0]]
-
-
-BLOCK = 4096  # 2-D positions whose subset words are gathered before they are used
 
 
 def subset_sums(to_high, low_groups, band_sizes, table, subsets, high_ties, tied):

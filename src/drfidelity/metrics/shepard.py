@@ -18,8 +18,8 @@ from decimal import Context
 
 import numpy as np
 
-from .pair_kernels import (high_squares, pack_bits, pack_pools, pack_subsets, sort_in_place,
-                           split_table, subset_sums, subset_table, tie_groups)
+from .pair_kernels import (gather, group_bits, high_squares, invert, pack_pools, pack_subsets,
+                           sort_in_place, split_table, subset_sums, subset_table, tie_groups)
 
 MIN_PAIRS = 3
 _EXACT = Context(prec=60)  # ample for sums below 2^100
@@ -66,7 +66,6 @@ class RankedDistances:
         self.tie_starts, self.tie_ends = tie_groups(keys)
         self._median = _sorted_median(keys)
         self.largest = float(keys[-1]) if self.size else 0.0
-        self.values = None if consume else values
         self._tied = None
 
     def release_order(self) -> np.ndarray:
@@ -77,10 +76,6 @@ class RankedDistances:
     def median(self) -> float:
         """``np.median(values)``."""
         return self._median
-
-    def count_at_most(self, radius: float) -> int:
-        """Number of pairs with distance <= radius (the size of that band)."""
-        return int(np.count_nonzero(self.values <= radius))
 
     def squares(self, band_sizes, subsets: "PairSubsets") -> list[int]:
         """Exact sums of w a^2 over each band (in the order given) and each subset, a the
@@ -101,11 +96,7 @@ class RankedDistances:
             if self.tie_starts.shape[0] == 0:
                 self._tied = np.empty(0, dtype=np.uint64)
             else:
-                size = self.size
-                edges = np.zeros(size + 1, dtype=np.int64)
-                np.add.at(edges, self.tie_starts, 1)
-                np.add.at(edges, self.tie_ends + 1, -1)
-                self._tied = pack_bits(np.cumsum(edges[:-1]) > 0, size // 64 + 1)
+                self._tied = group_bits(self.tie_starts, self.tie_ends, self.size)
         return self._tied
 
 
@@ -151,7 +142,7 @@ class ShepardPair:
 
     def __init__(self, high: RankedDistances, high_inverse: np.ndarray, low: RankedDistances):
         self.high, self.low = high, low
-        self._to_high = high_inverse[low.order]
+        self._to_high = gather(high_inverse, low.order)
 
     def rhos(self, band_sizes, subsets: PairSubsets | None = None,
              squares: list | None = None) -> tuple[list, list]:
@@ -186,10 +177,8 @@ class ShepardPair:
 
 
 def inverse_permutation(order: np.ndarray) -> np.ndarray:
-    """inverse[order[q]] = q."""
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(order.shape[0], dtype=order.dtype)
-    return inverse
+    """inverse[order[q]] = q (compiled: no N^2/2-long temporaries)."""
+    return invert(order)
 
 
 def per_point_sizes(n: int, percentiles) -> list[int]:
