@@ -101,6 +101,7 @@ def test_cli_exit_2_one_line_and_debug_traceback(tmp_path):
 
 def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypatch):
     from drfidelity import validation
+    from drfidelity.metrics import engine
 
     n = 200_000
     np.savez(tmp_path / "big.npz", X=np.random.default_rng(0).normal(size=(n, 3)))
@@ -108,7 +109,8 @@ def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypa
     monkeypatch.setattr(validation, "available_memory", lambda: 16 * 2**30)
     assert run(tmp_path / "big.npz", tmp_path / "big.npy", None) == 2
     line = _one_error_line(capsys.readouterr().err, "N = 200,000", "GiB", "16.0 GiB")
-    assert f"needs about {36 * n * (n - 1) / 2 / 2**30:.1f} GiB" in line  # 36 bytes per pair
+    per_pair = engine.BYTES_PER_PAIR_SPACE + engine.BYTES_PER_PAIR_SCORE  # X only: one space
+    assert f"needs about {per_pair * n * (n - 1) / 2 / 2**30:.1f} GiB" in line
     done = _cli("score", tmp_path / "big.npz", tmp_path / "big.npy")  # this machine's memory
     assert done.returncode == 2
     _one_error_line(done.stderr, "N = 200,000", "GiB of memory is available")

@@ -1,4 +1,4 @@
-"""The compiled neighbour kernels and the chunked rank / stress passes, against plain numpy."""
+"""The compiled neighbour and pair kernels (sort, ties, pools, rank sums, stress), against numpy."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import pytest
 from scipy.spatial.distance import pdist, squareform
 from scipy.stats import spearmanr
 
-from drfidelity.metrics import shepard, stress
+from drfidelity.metrics import bands, stress
 from drfidelity.metrics.distances import distance_rows
+from drfidelity.metrics.pair_kernels import pack_pools, sort_in_place, tie_groups
 from drfidelity.metrics.rank_kernels import count_ranks, nearest
-from drfidelity.metrics.shepard import RankedDistances, ShepardPair, inverse_permutation
+from drfidelity.metrics.shepard import (PairSubsets, RankedDistances, ShepardPair,
+                                        inverse_permutation)
 
 
 def test_distance_rows_are_the_square_matrix_rows():
@@ -67,25 +69,121 @@ def test_kernel_inputs_are_checked():
         count_ranks(keyed, np.zeros((1, 2), dtype=np.int64))
 
 
-@pytest.mark.parametrize("chunk", [5, 64, 1 << 22])
-def test_chunked_rho_and_stress_do_not_depend_on_the_chunk(monkeypatch, chunk):
-    """Chunk borders inside long tie groups and weighted subsets must not change anything."""
-    monkeypatch.setattr(shepard, "CHUNK", chunk)
+def _numpy_band_stress(a, b, radius, min_pairs, chunk):
+    """The chunked numpy form the engine must reproduce bit for bit: per chunk of condensed
+    positions np.dot of the band's pairs, added in chunk order."""
+    count, aa, bb, ab = 0, 0.0, 0.0, 0.0
+    for lo in range(0, a.shape[0], chunk):
+        keep = a[lo:lo + chunk] <= radius
+        x, y = a[lo:lo + chunk][keep], b[lo:lo + chunk][keep]
+        count += x.shape[0]
+        aa += np.dot(x, x)
+        bb += np.dot(y, y)
+        ab += np.dot(x, y)
+    if count < min_pairs or bb <= 0 or aa <= 0:
+        return float("nan")
+    alpha = ab / bb
+    squares = 0.0
+    for lo in range(0, a.shape[0], chunk):
+        keep = a[lo:lo + chunk] <= radius
+        residual = a[lo:lo + chunk][keep] - alpha * b[lo:lo + chunk][keep]
+        squares += np.dot(residual, residual)
+    return float(np.sqrt(squares / aa))
+
+
+@pytest.mark.parametrize("chunk", [5, 37, 1000, 1 << 22])
+def test_band_stress_is_bit_identical_to_chunked_numpy(monkeypatch, chunk):
+    """All bands in one pass give the very bits of the masked np.dot calls (exact numerics)."""
     monkeypatch.setattr(stress, "CHUNK", chunk)
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(chunk)
+    a = pdist(rng.normal(size=(70, 4)) * 10 ** rng.uniform(-2, 2))
+    b = pdist(rng.normal(size=(70, 2)))
+    radii = list(np.percentile(a, [0.5, 5, 10, 33, 50, 75])) + [np.inf, float(a[7])]
+    minimum = [2] * 7 + [3]
+    ours = stress.BandStress(a, radii, minimum).stress(b)
+    for value, radius, least in zip(ours, radii, minimum):
+        expected = _numpy_band_stress(a, b, radius, least, chunk)
+        assert value == expected or (np.isnan(value) and np.isnan(expected))
+
+
+def test_stable_order_and_tie_groups():
+    rng = np.random.default_rng(5)
+    cases = [rng.random(5000), np.round(rng.random(5000) * 30),  # crowded, tied buckets
+             np.zeros(300), np.concatenate([np.zeros(200), rng.random(100) * 1e-300]),
+             np.concatenate([np.zeros(200), np.full(100, 5e-324), rng.random(300) * 1e-310]),
+             np.concatenate([rng.random(3000), np.full(2000, 0.5)]) ** 8,
+             np.array([2.0]), np.array([1.0, 1.0])]
+    for values in cases:
+        keys = values.copy()
+        order = sort_in_place(keys)
+        expected = np.argsort(values, kind="stable")
+        np.testing.assert_array_equal(order, expected)
+        ordered = values[expected]
+        np.testing.assert_array_equal(keys, ordered)
+        starts, ends = tie_groups(keys)
+        links = np.flatnonzero(ordered[1:] == ordered[:-1])
+        covered = np.zeros(values.shape[0], dtype=bool)
+        for s, e in zip(starts, ends):
+            assert np.all(ordered[s:e + 1] == ordered[s]) and e > s
+            covered[s:e + 1] = True
+        assert np.array_equal(np.flatnonzero(covered[:-1] & covered[1:]
+                                             & (ordered[1:] == ordered[:-1])), links)
+
+
+@pytest.mark.parametrize("levels", [4, 1000])
+def test_pools_follow_the_stable_row_ranks(levels):
+    """Pool bits from one walk along the global order = ranks of a stable sort of each row."""
+    n = 37
+    rng = np.random.default_rng(levels)
+    d = pdist(rng.integers(0, levels, size=(n, 2)).astype(float))  # heavy ties for levels=4
+    sizes = np.array([1, 3, 9, 20, 36])
+    square = squareform(d)
+    np.fill_diagonal(square, -np.inf)
+    ranks = np.empty(square.shape, dtype=np.int64)
+    np.put_along_axis(ranks, np.argsort(square, axis=1, kind="stable"),
+                      np.arange(n)[None, :], axis=1)
+    order = np.argsort(d, kind="stable")
+    bits, _ = pack_pools(order.astype(np.int32), n, sizes)
+    i, j = np.triu_indices(n, 1)
+    for q, size in enumerate(sizes):
+        flags = np.unpackbits(bits[:, q, :].T.copy().view(np.uint8), axis=1,
+                              bitorder="little")[:, :d.shape[0]].astype(bool)
+        np.testing.assert_array_equal(flags[0], (ranks[i, j] <= size)[order])
+        np.testing.assert_array_equal(flags[1], (ranks[j, i] <= size)[order])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_pass_serves_bands_and_weighted_subsets(seed):
+    """Ties on both sides, bands and 0/1/2 weights: every rho as scipy on repeated pairs."""
+    rng = np.random.default_rng(seed)
     high = np.round(rng.random(600) * 40)
-    low = np.round(rng.random(600) * 8)  # groups of ~70 equal values: longer than small chunks
-    weights = rng.integers(0, 3, size=600).astype(np.uint8)
+    low = np.round(rng.random(600) * 8)  # groups of ~70 equal values
+    weights = [rng.integers(0, 3, size=600).astype(np.uint8),
+               (rng.random(600) < 0.3).view(np.uint8)]
     ranked = RankedDistances(high)
     order = ranked.release_order()
     pair = ShepardPair(ranked, inverse_permutation(order), RankedDistances(low))
-    expected = spearmanr(np.repeat(high, weights), np.repeat(low, weights)).statistic
-    assert pair.rho(weights[order]) == pytest.approx(expected, abs=1e-12)
-    band = int(np.count_nonzero(high <= 20))
-    keep = high <= 20
-    assert pair.rho_band(band) == pytest.approx(spearmanr(high[keep], low[keep]).statistic,
-                                                abs=1e-12)
-    a, b = high[keep], low[keep]
-    residual = a - (a @ b / (b @ b)) * b
-    assert stress.band_stress(high, low, 20) == pytest.approx(
-        np.sqrt(residual @ residual / (a @ a)), abs=1e-14)
+    sizes = [int(np.count_nonzero(high <= r)) for r in (5, 20, 40)]
+    subsets = PairSubsets.from_weights([w[order] for w in weights])
+    band_rho, subset_rho = pair.rhos(sizes, subsets)
+    for size, value in zip(sizes, band_rho):
+        keep = order[:size]
+        assert value == pytest.approx(spearmanr(high[keep], low[keep]).statistic, abs=1e-12)
+    for w, value in zip(weights, subset_rho):
+        expected = spearmanr(np.repeat(high, w), np.repeat(low, w)).statistic
+        assert value == pytest.approx(expected, abs=1e-12)
+
+
+def test_percentiles_and_median_read_off_the_order_are_numpys():
+    rng = np.random.default_rng(11)
+    for size in (5, 6, 999, 1000, 4097):
+        for values in (rng.random(size) * 10 ** rng.uniform(-3, 3),
+                       np.round(rng.random(size) * 7)):
+            order = np.argsort(values, kind="stable")
+            q = [0, 1, 5, 10, 20, 30, 33.3, 50, 75, 99.9, 100]
+            np.testing.assert_array_equal(bands.sorted_percentile(values, order, q),
+                                          np.percentile(values, q))
+            assert bands.median(values, order) == np.median(values)
+            assert bands.percentile_thresholds(values, order) == bands.percentile_thresholds(values)
+            assert (bands.first_mode_threshold(values, order)
+                    == bands.first_mode_threshold(values))

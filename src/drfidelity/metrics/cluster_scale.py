@@ -44,10 +44,16 @@ def select_tightest(d_truth: np.ndarray, n: int, labels: np.ndarray) -> TightClu
     return TightCluster(label, positions, float(spread / np.median(d_truth)))
 
 
-def cluster_scale(cluster: TightCluster, d_2d: np.ndarray) -> dict[str, float]:
-    """The four tight_* columns for one embedding (all NaN when no cluster qualified)."""
+def cluster_scale(cluster: TightCluster, d_2d: np.ndarray,
+                  median_2d: float | None = None) -> dict[str, float]:
+    """The four tight_* columns for one embedding (all NaN when no cluster qualified).
+
+    ``median_2d``: ``np.median(d_2d)`` when the caller has it already (saves a copy of d_2d).
+    """
     if cluster.label is None:
         return dict.fromkeys(KEYS, float("nan"))
-    ratio_2d = float(np.median(d_2d[cluster.positions]) / np.median(d_2d))
+    if median_2d is None:
+        median_2d = np.median(d_2d)
+    ratio_2d = float(np.median(d_2d[cluster.positions]) / median_2d)
     compression = cluster.ratio_truth / ratio_2d if ratio_2d > 0 else float("nan")
     return dict(zip(KEYS, (float(cluster.label), cluster.ratio_truth, ratio_2d, compression)))

@@ -2,8 +2,11 @@
 
 Everything on the high-D side (distance vectors, their sort orders, band radii, first-mode
 thresholds, per-point pools, the tightest cluster, outlier and population pair families) is
-computed once in the constructor, the neighbour lists once during the first score; scoring an
-embedding then costs one ``pdist`` of the 2-D points, one sort of it and chunked linear passes.
+computed once in the constructor, the neighbour lists once during the first score. Scoring an
+embedding then costs one ``pdist`` of the 2-D points, one in-place sort of it, and per
+reference vector one compiled pass along the 2-D order for every Shepard column (bands,
+per-point pools, pair families) and two compiled passes for every band stress
+(:mod:`.pair_kernels`); only these passes and their N^2/2-long inputs grow as N^2.
 
 The input space X is an (N, D) feature matrix compared with any ``scipy.spatial.distance.pdist``
 metric (default Euclidean), or, with ``metric="precomputed"`` (the scikit-learn convention), a
@@ -27,15 +30,21 @@ from .distances import condensed_distances, distance_rows
 from .neighbours import K_VALUES, Neighbourhoods, neighbour_scores
 from .outliers import OutlierSet, OutlierSpace, outlier_metrics, outlier_set, outlier_space
 from .populations import population_weights
-from .shepard import (RankedDistances, ShepardPair, inverse_permutation, per_point_levels,
-                      per_point_sizes, per_point_weights)
-from .stress import band_stress, fidelity
+from .shepard import (PairSubsets, RankedDistances, ShepardPair, inverse_permutation,
+                      per_point_sizes, per_point_subsets)
+from .pair_kernels import scatter
+from .stress import BandStress, fidelity
 
 NEAR_MIN_PAIRS = 3
-# Peak memory per pair of points (benchmarks/README.md, N = 20 000: ~18 bytes per reference
-# space held by a Reference, ~14 more while a map is scored), rounded up.
-BYTES_PER_PAIR_SPACE = 20
-BYTES_PER_PAIR_SCORE = 16
+OUTLIER_RHO = "outlier_shepard__vs_ambient"
+# Peak memory per pair of points, rounded up. Held per reference space: the float64 distances
+# (8), the int32 inverse sort order (4), the per-point pool table (2). Scoring a map adds its
+# float64 distances, sorted in place, and their int32 order (12); its per-space int32 map to
+# the reference order (4) and its recomputed distances (8) come after the sort's keys are gone.
+# Building a space needs 20 while sorting (distances, sorted copy, order). Measured at
+# N = 20 000 in benchmarks/README.md.
+BYTES_PER_PAIR_SPACE = 15
+BYTES_PER_PAIR_SCORE = 13
 
 
 def _rows_of(d: np.ndarray, n: int):
@@ -46,7 +55,9 @@ def _rows_of(d: np.ndarray, n: int):
 class _BandReference:
     """One high-D reference vector (ambient or truth) with everything its band metrics need.
 
-    Band sizes and per-point pool levels are kept in the vector's sorted order (see ShepardPair).
+    The per-point pools (and, for the ambient vector, the outlier and population pair
+    families) are bit planes in the vector's sorted order (see :class:`PairSubsets`), so one
+    pass per embedding serves every Shepard column of this vector.
     """
 
     tag: str
@@ -54,57 +65,73 @@ class _BandReference:
     inverse: np.ndarray
     radii: dict
     band_sizes: dict
-    near_radius: float
     near_fallback: bool
-    pools: tuple | None  # per-point pool levels, None when per-point metrics are off
+    stress: BandStress
+    subsets: PairSubsets
+    pools: int  # leading subsets that are per-point pools (the p100 pool is the p100 band)
+    families: tuple = ()  # column names of the subsets after the pools
+    squares: list | None = None  # the map-independent rank sums (ShepardPair.rhos)
 
     @classmethod
     def build(cls, tag: str, d: np.ndarray, n: int, per_point: bool) -> "_BandReference":
         ranked = RankedDistances(d)
-        near_radius, fallback = bands.first_mode_threshold(d)
-        radii = bands.percentile_thresholds(d)
+        near_radius, fallback = bands.first_mode_threshold(d, ranked.order)
+        radii = bands.percentile_thresholds(d, ranked.order)
         radii["near"] = near_radius
-        pools = None
+        stress = BandStress(d, list(radii.values()),
+                            [NEAR_MIN_PAIRS if key == "near" else 2 for key in radii])
+        band_sizes = dict(zip(radii, stress.band_sizes()))
+        pools = 0
+        subsets = PairSubsets([], d.shape[0])
         if per_point:
-            levels = per_point_levels(d, n, per_point_sizes(n, bands.PERCENTILES))
-            pools = tuple(level[ranked.order] for level in levels)
+            pools = len(bands.PERCENTILES) - 1
+            subsets = per_point_subsets(ranked.order, n,
+                                        per_point_sizes(n, bands.PERCENTILES)[:pools])
         inverse = inverse_permutation(ranked.release_order())  # the inverse is all scoring needs
-        return cls(tag, ranked, inverse, radii,
-                   {key: ranked.count_at_most(r) for key, r in radii.items()},
-                   near_radius, fallback, pools)
+        return cls(tag, ranked, inverse, radii, band_sizes, fallback, stress, subsets, pools)
 
     def in_sorted_order(self, weights: np.ndarray) -> np.ndarray:
         """Condensed-order pair weights rearranged into this vector's sorted order."""
-        arranged = np.empty_like(weights)
-        arranged[self.inverse] = weights
-        return arranged
+        return scatter(weights, self.inverse)
 
-    def pair(self, low: RankedDistances) -> ShepardPair:
-        return ShepardPair(self.ranked, self.inverse, low)
+    def add_families(self, named_weights: dict) -> None:
+        """Score the pair families {column: condensed 0/1 weights} in the same pass."""
+        extra = PairSubsets.from_weights([self.in_sorted_order(w) for w in named_weights.values()])
+        self.subsets = self.subsets + extra
+        self.families = self.families + tuple(named_weights)
+        self.squares = None
 
-    def scores(self, shepard: ShepardPair) -> tuple[dict, dict]:
-        """(band block, per-point block) for one embedding."""
-        d, d_2d, tag = self.ranked.values, shepard.low.values, self.tag
-        rho, band_stress_cols = {}, {}
+    def rhos(self, low: RankedDistances) -> tuple[dict, list]:
+        """(band rho by band key, rho of every subset) for the map ranked in ``low``."""
+        shepard = ShepardPair(self.ranked, self.inverse, low)
+        keys = list(self.radii)
+        sizes = [self.band_sizes[key] for key in keys]
+        if self.squares is None:
+            self.squares = self.ranked.squares(sizes, self.subsets)
+        band_rho, subset_rho = shepard.rhos(sizes, self.subsets, self.squares)
+        return dict(zip(keys, band_rho)), subset_rho
+
+    def columns(self, rhos: tuple[dict, list], d_2d: np.ndarray) -> tuple[dict, dict, dict]:
+        """(band block, per-point block, pair-family rhos) for one embedding."""
+        tag = self.tag
+        rho, subset_rho = rhos
+        stress = dict(zip(self.radii, self.stress.stress(d_2d)))
+        block = {f"shepard_p{p}__{tag}": rho[p] for p in bands.PERCENTILES}
         for p in bands.PERCENTILES:
-            rho[f"shepard_p{p}__{tag}"] = shepard.rho_band(self.band_sizes[p])
-            s = band_stress(d, d_2d, self.radii[p])
-            band_stress_cols[f"stress_p{p}__{tag}"] = s
-            band_stress_cols[f"stress_fidelity_p{p}__{tag}"] = fidelity(s)
-        near_stress = band_stress(d, d_2d, self.near_radius, min_pairs=NEAR_MIN_PAIRS)
-        near_share = self.band_sizes["near"] / d.shape[0]
-        block = {**rho, **band_stress_cols,
-                 f"shepard_near__{tag}": shepard.rho_band(self.band_sizes["near"]),
-                 f"stress_near__{tag}": near_stress,
-                 f"stress_fidelity_near__{tag}": fidelity(near_stress),
-                 f"near_band_pct__{tag}": float(100.0 * near_share),
-                 f"near_band_fallback__{tag}": 1.0 if self.near_fallback else 0.0}
+            block[f"stress_p{p}__{tag}"] = stress[p]
+            block[f"stress_fidelity_p{p}__{tag}"] = fidelity(stress[p])
+        near_share = self.band_sizes["near"] / self.ranked.size
+        block.update({f"shepard_near__{tag}": rho["near"],
+                      f"stress_near__{tag}": stress["near"],
+                      f"stress_fidelity_near__{tag}": fidelity(stress["near"]),
+                      f"near_band_pct__{tag}": float(100.0 * near_share),
+                      f"near_band_fallback__{tag}": 1.0 if self.near_fallback else 0.0})
         per_point = {}
-        if self.pools is not None:
-            for q, p in enumerate(bands.PERCENTILES):
-                weights = per_point_weights(self.pools, q)
-                per_point[f"pp_shepard_p{p}__{tag}"] = shepard.rho(weights)
-        return block, per_point
+        if self.pools:
+            pooled = subset_rho[:self.pools] + [rho[100]]  # every pair twice: the p100 band
+            per_point = {f"pp_shepard_p{p}__{tag}": value
+                         for p, value in zip(bands.PERCENTILES, pooled)}
+        return block, per_point, dict(zip(self.families, subset_rho[self.pools:]))
 
 
 class Reference:
@@ -136,8 +163,8 @@ class Reference:
     ValueError
         Input of the wrong shape, non-finite values, inconsistent N, bad labels or indices.
     MemoryError
-        Before anything is allocated, when the estimated peak memory (about 20 bytes per pair
-        and reference space, 16 more while scoring) exceeds the memory available.
+        Before anything is allocated, when the estimated peak memory (about 15 bytes per pair
+        and reference space, 13 more while scoring) exceeds the memory available.
 
     Notes
     -----
@@ -188,20 +215,19 @@ class Reference:
             dirs = None
             if outlier_dir is not None:
                 dirs = check_labels("outlier_dir", outlier_dir, idx.shape[0])
-            self._outliers = outlier_set(n, idx, dirs, self._ambient.in_sorted_order)
+            self._outliers = outlier_set(n, idx, dirs)
+            self._ambient.add_families({OUTLIER_RHO: self._outliers.weights})
             coords = None if metric == "precomputed" else X
             self._outlier_high = outlier_space(self._outliers, _rows_of(d_amb, n), d_amb, n,
                                                coords)
         elif outlier_dir is not None:
             raise ValueError("outlier_dir needs a non-empty outlier_idx")
 
-        self._population = None
         if population is not None:
             population = check_labels("population", population, n)
             if not np.isin(population, (0, 1)).all():
                 raise ValueError("population must hold 0 (majority) or 1 (minority) per point")
-            self._population = {key: self._ambient.in_sorted_order(w)
-                                for key, w in population_weights(population).items()}
+            self._ambient.add_families(population_weights(population))
 
     def score(self, Y) -> dict[str, float]:
         """Every metric column for the map Y.
@@ -219,39 +245,41 @@ class Reference:
         """
         Y = check_embedding(Y, self.n)
         n = self.n
-        d_2d = pdist(Y)
-        constant = not np.any(d_2d > 0)
+        low = RankedDistances(pdist(Y), consume=True)  # recomputed below, after the orders
+        constant = not low.largest > 0
         if constant:
             warnings.warn("the embedding puts every point at the same place (all 2-D distances "
                           "are 0): Spearman rho, stress, trustworthiness, continuity and recall "
                           "are undefined (NaN)",
                           RuntimeWarning, stacklevel=2)
-        low = RankedDistances(d_2d)
-        ambient = self._ambient.pair(low)
-        truth = None
-        if self._truth is not None:
-            shared = self._truth.ranked is self._ambient.ranked
-            truth = ambient if shared else self._truth.pair(low)
-        low.release_order()
-        row = {}
-        band, per_point = self._ambient.scores(ambient)
-        row.update(band)
-        row.update(per_point)
+        median_2d = low.median()
+        shared = self._truth is not None and self._truth.ranked is self._ambient.ranked
+        ambient_rhos = self._ambient.rhos(low)
+        truth_rhos = None
+        if self._truth is not None and not shared:
+            truth_rhos = self._truth.rhos(low)
+        del low
+        d_2d = pdist(Y)
+        band, per_point, families = self._ambient.columns(ambient_rhos, d_2d)
+        row = {**band, **per_point}
         row["full_shepard"] = band["shepard_p100__vs_ambient"]
         row["full_stress"] = band["stress_p100__vs_ambient"]
         row["full_stress_fidelity"] = band["stress_fidelity_p100__vs_ambient"]
-        if truth is not None:
-            band, per_point = self._truth.scores(truth)
-            row.update(band)
-            row.update(per_point)
+        if shared:  # noise-free data: the truth columns are the ambient ones
+            row.update({key.replace("__vs_ambient", "__vs_truth"): value
+                        for key, value in {**band, **per_point}.items()})
+        elif truth_rhos is not None:
+            truth_band, truth_per_point, _ = self._truth.columns(truth_rhos, d_2d)
+            row.update(truth_band)
+            row.update(truth_per_point)
         if self._tight is not None:
-            row.update(cluster_scale(self._tight, d_2d))
+            row.update(cluster_scale(self._tight, d_2d, median_2d))
         rows_2d = _rows_of(d_2d, n)
         if self._outliers is not None:
             low_outliers = outlier_space(self._outliers, rows_2d, d_2d, n, Y)
-            row.update(outlier_metrics(self._outliers, self._outlier_high, low_outliers, ambient))
-        if self._population is not None:
-            row.update({key: ambient.rho(w) for key, w in self._population.items()})
+            row.update(outlier_metrics(self._outliers, self._outlier_high, low_outliers,
+                                       families[OUTLIER_RHO]))
+        row.update({key: value for key, value in families.items() if key != OUTLIER_RHO})
         low_neighbours = Neighbourhoods(rows_2d, n, self._kmax, constant=constant)
         row.update(neighbour_scores(self._neighbours, low_neighbours))
         return row

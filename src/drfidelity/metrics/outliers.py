@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .distances import pair_class, pair_positions, row_blocks
-from .shepard import ShepardPair
 
 
 @dataclass(frozen=True)
@@ -41,12 +40,11 @@ class OutlierSet:
     bulk: np.ndarray            # boolean mask over all points
     directions: np.ndarray      # direction ids with exactly two outliers
     pairs: np.ndarray           # (n_directions, 2) point indices a < b
-    weights: np.ndarray         # uint8 per pair: touches an outlier (order set by the caller)
+    weights: np.ndarray         # uint8 per condensed pair: touches an outlier
 
 
-def outlier_set(n: int, outlier_idx: np.ndarray, outlier_dir: np.ndarray | None,
-                arrange=lambda weights: weights) -> OutlierSet:
-    """Index bookkeeping for the outlier metrics; ``arrange`` reorders the pair weights."""
+def outlier_set(n: int, outlier_idx: np.ndarray, outlier_dir: np.ndarray | None) -> OutlierSet:
+    """Index bookkeeping for the outlier metrics."""
     idx = np.sort(outlier_idx)
     bulk = np.ones(n, dtype=bool)
     bulk[idx] = False
@@ -58,7 +56,7 @@ def outlier_set(n: int, outlier_idx: np.ndarray, outlier_dir: np.ndarray | None,
             if members.shape[0] == 2:
                 directions.append(int(direction))
                 pairs.append(np.sort(members))
-    weights = arrange((pair_class((~bulk).astype(np.uint8)) > 0).view(np.uint8))
+    weights = (pair_class((~bulk).astype(np.uint8)) > 0).view(np.uint8)
     return OutlierSet(idx, bulk, np.asarray(directions, dtype=np.int64),
                       np.asarray(pairs, dtype=np.int64).reshape(-1, 2), weights)
 
@@ -107,9 +105,10 @@ def _nan_stat(function, values: np.ndarray) -> float:
 
 
 def outlier_metrics(outliers: OutlierSet, high: OutlierSpace, low: OutlierSpace,
-                    shepard: ShepardPair) -> dict[str, float]:
-    """The outlier column block, in the reference column order."""
-    out = {"outlier_shepard__vs_ambient": shepard.rho(outliers.weights)}
+                    shepard_rho: float) -> dict[str, float]:
+    """The outlier column block, in the reference column order (``shepard_rho``: Spearman rho
+    over the pairs that touch an outlier)."""
+    out = {"outlier_shepard__vs_ambient": shepard_rho}
     s_high = high.to_bulk / high.bulk_nn_median
     s_low = low.to_bulk / low.bulk_nn_median
     with np.errstate(divide="ignore", invalid="ignore"):

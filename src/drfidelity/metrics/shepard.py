@@ -2,28 +2,52 @@
 
 Spearman rho = Pearson correlation of average ranks (ties share the mean of their ranks), as in
 ``scipy.stats.spearmanr``. Every Shepard variant (bands, per-point pools, outlier and population
-pair families) is one call of :meth:`ShepardPair.rho` with integer pair weights over the pairs:
-0/1 for a band or a pair family, 0/1/2 for the per-point pools (a mutual pair sits in the pool
-twice). Each distance vector is sorted once (:class:`RankedDistances`); ranks inside any pair
-subset then follow in linear time from a running count of the subset along that sorted order,
-so no per-band sort and no ``spearmanr`` call is needed. The passes run in chunks, so a subset
-costs one int32 rank per pair on top of the sorted orders (N = 20 000 has 2e8 pairs).
+pair families) is a pair subset with integer weights: 0/1 for a band or a pair family, 0/1/2
+for the per-point pools (a mutual pair sits in the pool twice). Each distance vector is sorted
+once (:class:`RankedDistances`). All subsets of one (reference, map) pair are then served by
+one compiled pass along the 2-D order (:func:`~.pair_kernels.subset_sums`): a running count per
+subset gives every pair's 2-D rank inside each subset; its high-D rank inside a subset is its
+high-D sorted position for a band (a band is a prefix of that order) and a popcount of the
+subset's bit plane below that position otherwise. The sums of products of doubled ranks are
+exact integers, so rho is the correctly rounded value of the exact rank correlation.
 """
 
 from __future__ import annotations
 
+from decimal import Context
+
 import numpy as np
 
-from .distances import distance_rows, row_blocks, row_start
-from .ranks import row_ranks
+from .pair_kernels import (gather, group_bits, high_squares, invert, pack_pools, pack_subsets,
+                           sort_in_place, split_table, subset_sums, subset_table, tie_groups)
 
 MIN_PAIRS = 3
-CHUNK = 1 << 22  # sorted positions per pass step (a few 10 MB of temporaries)
+_EXACT = Context(prec=60)  # ample for sums below 2^100
 
 
 def index_dtype(size: int):
     """int32 positions while they fit (halves the memory of the N^2/2-long index vectors)."""
     return np.int32 if size < 2**31 - 1 else np.int64
+
+
+def rank_correlation(ab: int, aa: int, bb: int, total: int) -> float:
+    """rho from exact sums of doubled ranks a, b over ``total`` copies (both means total + 1)."""
+    if total < MIN_PAIRS:
+        return float("nan")
+    shift = total * (total + 1) ** 2  # sum of w a = sum of w b = total (total + 1)
+    sab, saa, sbb = ab - shift, aa - shift, bb - shift
+    if saa <= 0 or sbb <= 0:
+        return float("nan")
+    value = _EXACT.divide(_EXACT.create_decimal(sab),
+                          _EXACT.sqrt(_EXACT.multiply(_EXACT.create_decimal(saa),
+                                                      _EXACT.create_decimal(sbb))))
+    return float(value)
+
+
+def _sorted_median(ordered: np.ndarray) -> float:
+    """``np.median`` of a sorted vector: the mean of its one or two middle values."""
+    size = ordered.shape[0]
+    return float(np.mean(ordered[size // 2 - 1 + size % 2:size // 2 + 1]))
 
 
 class RankedDistances:
@@ -33,131 +57,128 @@ class RankedDistances:
     sorted positions), so a tie-free vector costs nothing beyond its order.
     """
 
-    def __init__(self, values: np.ndarray):
-        self.values = values
-        size = values.shape[0]
-        self.order = np.argsort(values, kind="stable").astype(index_dtype(size))
-        links = []  # sorted positions p with sorted[p] == sorted[p + 1]
-        for lo in range(0, max(size - 1, 0), CHUNK):
-            ordered = values[self.order[lo:min(size, lo + CHUNK + 1)]]
-            links.append(np.flatnonzero(ordered[1:] == ordered[:-1]) + lo)
-        links = np.concatenate(links) if links else np.empty(0, dtype=np.int64)
-        breaks = links[1:] != links[:-1] + 1  # consecutive links belong to one group
-        first = np.ones(links.shape[0], dtype=bool)
-        first[1:] = breaks
-        last = np.ones(links.shape[0], dtype=bool)
-        last[:-1] = breaks
-        self.tie_starts = links[first]
-        self.tie_ends = links[last] + 1
+    def __init__(self, values: np.ndarray, consume: bool = False):
+        """``consume``: sort ``values`` itself (it ends up sorted and is not kept here);
+        otherwise a copy is sorted and dropped."""
+        keys = values if consume else values.copy()
+        self.size = values.shape[0]
+        self.order = sort_in_place(keys, index_dtype(self.size))
+        self.tie_starts, self.tie_ends = tie_groups(keys)
+        self._median = _sorted_median(keys)
+        self.largest = float(keys[-1]) if self.size else 0.0
+        self._tied = None
 
     def release_order(self) -> np.ndarray:
         """Hand over the sort order and drop it here (N^2/2 entries; ranks no longer need it)."""
         order, self.order = self.order, None
         return order
 
-    def count_at_most(self, radius: float) -> int:
-        """Number of pairs with distance <= radius (the size of that band)."""
-        return int(np.count_nonzero(self.values <= radius))
+    def median(self) -> float:
+        """``np.median(values)``."""
+        return self._median
 
-    def doubled_ranks(self, weights, length: int):
-        """Twice the average ranks inside a weighted subset, chunk by chunk along the order.
+    def squares(self, band_sizes, subsets: "PairSubsets") -> list[int]:
+        """Exact sums of w a^2 over each band (in the order given) and each subset, a the
+        doubled average high-D rank inside it."""
+        sizes = np.asarray(band_sizes, dtype=np.int64)
+        ascending = np.argsort(sizes, kind="stable")
+        sums = high_squares(self.size, sizes[ascending], subsets.table, subsets.count,
+                            (self.tie_starts, self.tie_ends))
+        out = sums[:]
+        for r, b in enumerate(ascending):
+            out[b] = sums[r]
+        return out
 
-        ``weights(lo, hi)`` returns the multiplicities (0 = not in the subset) of sorted
-        positions lo..hi-1; a pair of weight w counts as w tied copies, and equal values share
-        the mean rank of all their copies. Yields ``(lo, hi, w, r2)`` with r2 = 2 x average
-        rank (an integer: before + through + 1 copies) for positions lo..hi-1 (meaningful where
-        w > 0). Chunks never split a tie group, and the running count carries across them.
-        """
-        carry = 0
-        lo = 0
-        while lo < length:
-            hi = min(length, lo + CHUNK)
-            g = np.searchsorted(self.tie_starts, hi - 1, side="right") - 1
-            if g >= 0 and self.tie_ends[g] >= hi:
-                hi = min(length, int(self.tie_ends[g]) + 1)
-            w = weights(lo, hi)
-            r2 = np.cumsum(w, dtype=np.int64)  # copies up to and including each position
-            r2 += carry
-            carry = int(r2[-1])
-            first, last = np.searchsorted(self.tie_starts, [lo, hi])
-            if last > first:
-                starts = self.tie_starts[first:last] - lo
-                ends = np.minimum(self.tie_ends[first:last], hi - 1) - lo
-                shared = r2[starts] - w[starts] + r2[ends] + 1
-            r2 *= 2
-            r2 -= w
-            r2 += 1  # before + through + 1 of a pair's own copies
-            if last > first:
-                edges = np.zeros(hi - lo + 1, dtype=np.int64)
-                np.add.at(edges, starts, 1)
-                np.add.at(edges, ends + 1, -1)
-                r2[np.cumsum(edges[:-1]) > 0] = np.repeat(shared, ends - starts + 1)
-            yield lo, hi, w, r2
-            lo = hi
+    @property
+    def tied(self) -> np.ndarray:
+        """Bit plane of the sorted positions inside a tie group (empty when there are none)."""
+        if self._tied is None:
+            if self.tie_starts.shape[0] == 0:
+                self._tied = np.empty(0, dtype=np.uint64)
+            else:
+                self._tied = group_bits(self.tie_starts, self.tie_ends, self.size)
+        return self._tied
+
+
+class PairSubsets:
+    """Weighted pair subsets in a high-D sorted order, as bit planes (see ``pack_subsets``)."""
+
+    def __init__(self, halves: list, length: int):
+        self.count = len(halves)
+        self.table = subset_table(*pack_subsets(halves, length))
+
+    @classmethod
+    def of(cls, bits: np.ndarray, prefix: np.ndarray) -> "PairSubsets":
+        """Subsets from packed bit planes (words, S, 2) and prefix counts (words, S)."""
+        subsets = cls.__new__(cls)
+        subsets.count = prefix.shape[1]
+        subsets.table = subset_table(bits, prefix)
+        return subsets
+
+    def __add__(self, other: "PairSubsets") -> "PairSubsets":
+        (bits, prefix), (more_bits, more_prefix) = (split_table(self.table, self.count),
+                                                    split_table(other.table, other.count))
+        return PairSubsets.of(np.concatenate([bits, more_bits], axis=1),
+                              np.concatenate([prefix, more_prefix], axis=1))
+
+    @classmethod
+    def from_weights(cls, weights: list[np.ndarray]) -> "PairSubsets":
+        """Subsets from weight vectors (0, 1 or 2 per sorted position)."""
+        length = weights[0].shape[0] if weights else 0
+        return cls([(w >= 1, w >= 2 if np.any(w >= 2) else None) for w in weights], length)
+
+
+def _no_subsets() -> PairSubsets:
+    return PairSubsets([], 0)
 
 
 class ShepardPair:
     """Spearman rho of high-D vs 2-D distances over pair subsets, for one (reference, map) pair.
 
     Subsets are given in the high-D sorted order; ``_to_high[q]`` is the high-D sorted position
-    of the q-th smallest 2-D distance (one gather per embedding). A subset costs one pass along
-    the 2-D order (its 2-D ranks, scattered to high-D positions as doubled integer ranks) and
-    one along the high-D order that accumulates the weighted Pearson sums: no sort per subset
-    and, besides the scattered ranks, only chunk-sized temporaries.
+    of the q-th smallest 2-D distance (one gather per embedding). All bands and weighted
+    subsets of one call cost one pass along the 2-D order.
     """
 
     def __init__(self, high: RankedDistances, high_inverse: np.ndarray, low: RankedDistances):
         self.high, self.low = high, low
-        self._to_high = high_inverse[low.order]
+        self._to_high = gather(high_inverse, low.order)
+
+    def rhos(self, band_sizes, subsets: PairSubsets | None = None,
+             squares: list | None = None) -> tuple[list, list]:
+        """(rho of each band, rho of each subset); a band of size m is the m smallest high-D.
+
+        ``squares``: :meth:`RankedDistances.squares` of these bands and subsets, when the caller
+        keeps them (they do not depend on the map).
+        """
+        subsets = subsets or _no_subsets()
+        if squares is None:
+            squares = self.high.squares(band_sizes, subsets)
+        sizes = np.asarray(band_sizes, dtype=np.int64)
+        ascending = np.argsort(sizes, kind="stable")
+        sums, totals = subset_sums(self._to_high, (self.low.tie_starts, self.low.tie_ends),
+                                   sizes[ascending], subsets.table, subsets.count,
+                                   (self.high.tie_starts, self.high.tie_ends), self.high.tied)
+        squares = [squares[b] for b in ascending] + squares[sizes.shape[0]:]
+        values = [rank_correlation(ab, aa, bb, total)
+                  for (ab, bb), aa, total in zip(sums, squares, totals)]
+        bands = [0.0] * sizes.shape[0]
+        for r, b in enumerate(ascending):
+            bands[b] = values[r]
+        return bands, values[sizes.shape[0]:]
 
     def rho(self, weights_sorted: np.ndarray) -> float:
         """rho over the pairs with non-zero weight (weights in high-D sorted order)."""
-        if weights_sorted.min() > 0 and weights_sorted.min() == weights_sorted.max():
-            # every pair with one common multiplicity: ranks map affinely, rho is unchanged
-            return self.rho_band(weights_sorted.shape[0])
-        to_high = self._to_high
-        return self._rho(lambda lo, hi: weights_sorted[lo:hi],
-                         lambda lo, hi: weights_sorted[to_high[lo:hi]],
-                         weights_sorted.shape[0], int(weights_sorted.sum(dtype=np.int64)))
+        return self.rhos([], PairSubsets.from_weights([weights_sorted]))[1][0]
 
     def rho_band(self, size: int) -> float:
         """rho over the ``size`` pairs with the smallest high-D distances (a band)."""
-        to_high = self._to_high
-        return self._rho(lambda lo, hi: np.ones(hi - lo, dtype=np.uint8),
-                         lambda lo, hi: (to_high[lo:hi] < size).view(np.uint8), size, size)
-
-    def _rho(self, high_weights, low_weights, length: int, total: int) -> float:
-        """Weighted Pearson correlation of the doubled ranks; both have mean total + 1.
-
-        Pairs outside the subset (weight 0) get a rank too but add nothing to the sums.
-        """
-        if total < MIN_PAIRS:
-            return float("nan")
-        to_high = self._to_high
-        rank_type = np.int32 if 2 * total + 1 < 2**31 else np.int64
-        low_ranks = np.zeros(to_high.shape[0], dtype=rank_type)  # at high-D sorted positions
-        for lo, hi, _, r2 in self.low.doubled_ranks(low_weights, to_high.shape[0]):
-            low_ranks[to_high[lo:hi]] = r2
-        centre = total + 1
-        sab = saa = sbb = 0.0
-        for lo, hi, w, r2 in self.high.doubled_ranks(high_weights, length):
-            r2 -= centre
-            a = r2.astype(np.float64)
-            b = low_ranks[lo:hi] - float(centre)
-            wa = w * a
-            sab += np.dot(wa, b)
-            saa += np.dot(wa, a)
-            sbb += np.dot(w * b, b)
-        if saa <= 0.0 or sbb <= 0.0:
-            return float("nan")
-        return float(sab / np.sqrt(saa * sbb))
+        return self.rhos([size])[0][0]
 
 
 def inverse_permutation(order: np.ndarray) -> np.ndarray:
-    """inverse[order[q]] = q."""
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(order.shape[0], dtype=order.dtype)
-    return inverse
+    """inverse[order[q]] = q (compiled: no N^2/2-long temporaries)."""
+    return invert(order)
 
 
 def per_point_sizes(n: int, percentiles) -> list[int]:
@@ -165,26 +186,10 @@ def per_point_sizes(n: int, percentiles) -> list[int]:
     return [min(n - 1, max(1, round(p / 100 * (n - 1)))) for p in percentiles]
 
 
-def per_point_levels(d: np.ndarray, n: int, sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """For every pair (i<j): the first pool containing j as a neighbour of i, and i of j.
+def per_point_subsets(order: np.ndarray, n: int, sizes: list[int]) -> PairSubsets:
+    """The per-point pools (sizes[q] nearest neighbours of every point, ties by index) as
+    weighted subsets in the stable sort ``order`` of the distances.
 
-    Pool q holds the ordered pair (i, j) when j is among the ``sizes[q]`` nearest high-D
-    neighbours of i (ties by index). Returned as two uint8 condensed vectors (i->j, j->i).
+    A pair's weight in pool q is [j in i's pool] + [i in j's pool]: a mutual pair counts twice.
     """
-    bounds = np.asarray(sizes)
-    forward = np.empty(d.shape[0], dtype=np.uint8)
-    backward = np.empty(d.shape[0], dtype=np.uint8)
-    starts = row_start(np.arange(n, dtype=np.int64), n)
-    for rows in row_blocks(n, n):
-        ranks = row_ranks(distance_rows(d, n, rows), rows)
-        levels = np.searchsorted(bounds, ranks).astype(np.uint8)
-        for q, i in enumerate(rows):
-            forward[starts[i]:starts[i] + n - i - 1] = levels[q, i + 1:]
-            backward[starts[:i] + (i - 1 - np.arange(i))] = levels[q, :i]
-    return forward, backward
-
-
-def per_point_weights(levels: tuple[np.ndarray, np.ndarray], pool: int) -> np.ndarray:
-    """Multiplicity (0, 1, 2) of every pair in per-point pool number ``pool``."""
-    forward, backward = levels
-    return (forward <= pool).view(np.uint8) + (backward <= pool).view(np.uint8)
+    return PairSubsets.of(*pack_pools(order, n, sizes))
