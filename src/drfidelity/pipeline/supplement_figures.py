@@ -165,8 +165,9 @@ def _sweeps(root: Path, drawn: Drawn) -> None:
 def _noise_dims(root: Path, drawn: Drawn) -> None:
     generic = _table(root, "dimsweep_aggregated")
     data_root = root / "data" / "noise_dims"
-    dims = sorted(int(p.name.removeprefix("dim")) for p in data_root.glob("dim*")
-                  if (p / "X.npy").exists()) if data_root.is_dir() else []
+    # the inputs of the probe's own data seed (dim<D>; dim<D>_ds<s> are extra realisations)
+    dims = sorted(int(p.name[3:]) for p in data_root.glob("dim*")
+                  if p.name[3:].isdigit() and (p / "X.npy").exists()) if data_root.is_dir() else []
     if generic is not None:
         ambient = {}
         for dim in dims:
