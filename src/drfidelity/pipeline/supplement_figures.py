@@ -40,8 +40,12 @@ def out_dir(root: Path) -> Path:
 
 
 def _table(root: Path, name: str) -> pd.DataFrame | None:
+    """A results table, or None when it is absent or has no rows (nothing to draw)."""
     path = results_dir(root) / f"{name}.csv"
-    return pd.read_csv(path, float_precision="round_trip") if path.exists() else None
+    if not path.exists():
+        return None
+    table = pd.read_csv(path, float_precision="round_trip")
+    return table if len(table) else None
 
 
 def _arrays(folder: Path, *names: str) -> dict[str, np.ndarray] | None:
