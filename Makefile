@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: venv repro verify verify-main test test-slow kick bench lock paper
+.PHONY: venv repro verify verify-main test test-slow kick bench scale lock paper
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
@@ -32,6 +32,10 @@ kick: venv            ## kick-the-tires: the whole pipeline on small data in a t
 bench: venv           ## metric-engine and method timings (see benchmarks/README.md)
 	python benchmarks/bench_metrics.py
 	python benchmarks/bench_methods.py
+
+scale: venv           ## the scale study of scale.yaml (about an hour; `dvc repro` never runs it)
+	drfidelity stage scale
+	dvc commit --force scale
 
 lock:                 ## re-resolve requirements/requirements.lock from requirements.in
 	tools/lock.sh

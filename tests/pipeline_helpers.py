@@ -26,7 +26,10 @@ def env() -> dict[str, str]:
 #: what a pipeline run needs beside src/: its definition, knobs, the toorPIA manifest, the
 #: symlinked view of external_embeddings/ that the embed stage depends on, and what git ignores.
 PIPELINE_FILES = ["dvc.yaml", "params.yaml", "external_embeddings.manifest.json",
-                  "external_maps", "reference/published", ".gitignore"]
+                  "external_maps", "reference/published", ".gitignore",
+                  # the frozen scale stage's knobs and committed record (the report reads it)
+                  "scale.yaml", "results/scale_runs.csv", "results/scale_exponents.csv",
+                  "results/scale_machine.json"]
 
 
 def import_pointers(root: Path = REPO) -> list[str]:

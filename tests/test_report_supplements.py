@@ -136,7 +136,7 @@ def test_stability_and_bridge_tables_are_the_published_ones(published):
 def test_every_absent_supplement_is_a_one_line_note():
     text = to_markdown(supplement_blocks(Supplements()))
     notes = [l for l in text.splitlines() if l.startswith("> Not built in this run")]
-    assert len(notes) == 8
+    assert len(notes) == 9   # 8 supplements and the scale study
     assert not [l for l in text.splitlines() if l and not l.startswith(("## ", "> Not built"))]
 
 
@@ -159,7 +159,8 @@ def test_captions_quote_the_figure_facts(published):
 
 def test_report_stage_writes_the_supplements_and_the_addplot_table(reference_dir, tmp_path):
     root = build_supplement_workspace(tmp_path / "ws", reference_dir / "published_results")
-    for name in ("metrics_aggregated.csv", "skipped_methods.csv"):
+    for name in ("metrics_aggregated.csv", "skipped_methods.csv", "scale_runs.csv",
+                 "scale_exponents.csv", "scale_machine.json"):
         shutil.copyfile(REPO / "results" / name, root / "results" / name)
     params = load_params(REPO / "params.yaml")
     supplement_figures.run(params, root)
@@ -167,20 +168,25 @@ def test_report_stage_writes_the_supplements_and_the_addplot_table(reference_dir
     report = (root / "REPORT.md").read_text()
     for title in ("Time series (random walks)", "Run-to-run stability",
                   "Supplement — out-of-sample add-plot", "Supplement — noise dimensions",
-                  "Bridge gaps (transition)"):
+                  "Bridge gaps (transition)", "Scale: cost against N"):
         assert f"## {title}" in report
     assert "Not built in this run" not in report
     figures = re.findall(r"\]\((figures/supplements/[^)]+\.png)\)", report)
-    assert len(set(figures)) == 12 and all((root / f).exists() for f in figures)
+    assert len(set(figures)) == 13 and all((root / f).exists() for f in figures)
     tex = (root / "paper" / "tables" / "addplot.tex").read_text()
     assert tex_rows(tex)["toorPIA"] == TOORPIA_ADDPLOT
     assert sorted(p.name for p in (root / "paper" / "figures").glob("supplement_*.png")) == [
         "supplement_basemap_addplot_gallery.png", "supplement_dimension_curve.png",
-        "supplement_sweep_outliers_curve.png", "supplement_trajectory_gallery.png"]
+        "supplement_scale.png", "supplement_sweep_outliers_curve.png",
+        "supplement_trajectory_gallery.png"]
     assert "<td colspan=\"6\">" in (root / "REPORT.html").read_text()
     macros = (root / "paper" / "macros.tex").read_text()
     assert r"\newcommand{\AddplotDetected}{toorPIA ($8.62\times$)}" in macros
     assert r"\newcommand{\BridgesTorn}{t-SNE 4, UMAP 4, DREAMS 3}" in macros
+    exponents = pd.read_csv(REPO / "results" / "scale_exponents.csv")
+    engine = exponents[(exponents["subject"] == "metric engine")
+                       & (exponents["quantity"] == "wall time")]["exponent"].iloc[0]
+    assert f"metric engine ${engine:.2f}$" in macros and r"\newcommand{\ScaleDim}{50}" in macros
 
 
 def test_report_stage_without_supplements_notes_them_and_writes_no_addplot_table(tmp_path):
@@ -189,7 +195,8 @@ def test_report_stage_without_supplements_notes_them_and_writes_no_addplot_table
         shutil.copyfile(REPO / "results" / name, tmp_path / "results" / name)
     report_stage.run(load_params(REPO / "params.yaml"), tmp_path)
     report = (tmp_path / "REPORT.md").read_text()
-    assert report.count("> Not built in this run") == 8
+    assert report.count("> Not built in this run") == 9   # with the scale study
     assert not (tmp_path / "paper" / "tables" / "addplot.tex").exists()
     macros = (tmp_path / "paper" / "macros.tex").read_text()
     assert r"\newcommand{\AddplotDetected}{---}" in macros
+    assert r"\newcommand{\ScaleExponents}{---}" in macros

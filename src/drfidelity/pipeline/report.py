@@ -27,6 +27,7 @@ from drfidelity.report.paper import PAPER_FIGURES, PAPER_SUPPLEMENT_FIGURES, pap
 from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, Supplements,
                                            addplot_caption, addplot_table, supplement_macros)
 from drfidelity.report.ranking import TOP_POINTS
+from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.storage import atomic_write
 from drfidelity.report.tables import CRUSH_LIMIT, headline
 
@@ -56,9 +57,10 @@ def caption_note(params: Params, skipped: list[tuple[str, str]]) -> str:
 
 
 def load_supplements(root: Path) -> Supplements:
-    """The supplement tables that exist and the supplement figures' facts (if drawn)."""
+    """The supplement and scale-study tables that exist and the supplement figures' facts
+    (if drawn)."""
     tables = {}
-    for name in TABLES:
+    for name in TABLES + SCALE_TABLES:
         path = results_dir(root) / f"{name}.csv"
         if path.exists():
             tables[name] = pd.read_csv(path, float_precision="round_trip")

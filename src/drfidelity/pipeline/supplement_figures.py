@@ -23,7 +23,9 @@ from drfidelity.metrics.labels import knn_label_accuracy
 from drfidelity.pipeline.files import dumps_json, write_text
 from drfidelity.pipeline.layout import results_dir
 from drfidelity.pipeline.params import Params
+from drfidelity.pipeline.scaling import MACHINE_FILE
 from drfidelity.report import style
+from drfidelity.report.scale import scale_figure
 from drfidelity.report import supplement_figures as draw
 from drfidelity.report.supplements import (HYPERPARAM_METRICS, KNN_K, SWEEP_OUTLIER_METRICS,
                                            SWEEP_POPULATION_METRICS)
@@ -212,6 +214,15 @@ def _tables_only(params: Params, root: Path, drawn: Drawn) -> None:
         drawn.add("bridge_gaps", draw.bridge_gap_bars(gaps))
 
 
+def _scale(root: Path, drawn: Drawn) -> None:
+    runs = _table(root, "scale_runs")
+    if runs is None:
+        return
+    machine = results_dir(root) / MACHINE_FILE
+    drawn.add("scale", scale_figure(runs),
+              machine=json.loads(machine.read_text()) if machine.exists() else None)
+
+
 def run(params: Params, root: Path) -> None:
     drawn = Drawn()
     _addplot(root, drawn)
@@ -219,6 +230,7 @@ def run(params: Params, root: Path) -> None:
     _sweeps(root, drawn)
     _noise_dims(root, drawn)
     _tables_only(params, root, drawn)
+    _scale(root, drawn)
     folder = out_dir(root)
     files = {}
     for key, data in drawn.pngs.items():

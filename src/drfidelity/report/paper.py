@@ -18,7 +18,7 @@ PAPER_FIGURES = (
 #: supplement figures copied to ``paper/figures/supplement_{key}.png`` when drawn
 #: (``paper/main.tex`` includes each only if the file exists).
 PAPER_SUPPLEMENT_FIGURES = ("basemap_addplot_gallery", "trajectory_gallery", "dimension_curve",
-                            "sweep_outliers_curve")
+                            "sweep_outliers_curve", "scale")
 
 
 def paper_title(dataset: str, params) -> str:

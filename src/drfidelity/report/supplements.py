@@ -16,6 +16,8 @@ import pandas as pd
 from drfidelity.methods import CANONICAL_ORDER
 from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Table
 from drfidelity.report.latex import escape, macro
+from drfidelity.report.scale import CAPTION as SCALE_CAPTION
+from drfidelity.report.scale import scale_macros, scale_section
 from drfidelity.report.tables import Cell, Column, RankingTable, column_marks, format_value
 
 #: result tables the report reads (``results/<name>.csv``), each optional.
@@ -350,7 +352,7 @@ def supplement_macros(s: Supplements) -> list[str]:
         lines.append(macro("BridgesTorn", text or "none"))
     else:
         lines.append(macro("BridgesTorn", "---"))
-    return lines
+    return lines + scale_macros(s.tables.get("scale_runs"), s.tables.get("scale_exponents"))
 
 
 def addplot_section(s: Supplements) -> list[Block]:
@@ -502,7 +504,9 @@ def supplement_blocks(s: Supplements) -> list[Block]:
     """Every supplement section, in report order."""
     return (timeseries_section(s) + stability_section(s) + addplot_section(s)
             + sweeps_section(s) + noise_dims_section(s) + hyperparam_section(s)
-            + bridges_section(s))
+            + bridges_section(s)
+            + scale_section(s.tables.get("scale_runs"), s.tables.get("scale_exponents"),
+                            s.fact("scale").get("machine"), s.figure("scale", SCALE_CAPTION)))
 
 
 def addplot_caption(confidence: float) -> str:
