@@ -295,6 +295,8 @@ def run_study(config: ScaleConfig, progress: Callable[[str], None] = print) -> l
     ``DRFIDELITY_SCHEDULER`` names a Dask scheduler, one size at a time on its workers (each
     ``drfidelity worker`` thread runs one measurement).
     """
+    import numpy as np
+
     from drfidelity.pipeline.cluster import run_on_cluster, scheduler_address
 
     address = scheduler_address()
@@ -319,7 +321,10 @@ def run_study(config: ScaleConfig, progress: Callable[[str], None] = print) -> l
             progress(f"[scale] N={task.n} {task.subject}: {row['status']} ({timing})")
 
         if address and todo:
-            run_on_cluster(address, todo, measure, {task.config: {} for task in todo}, outcome)
+            # the runner sends each job's input once; a measurement makes its own input, so
+            # all it is sent is its size (Dask cannot scatter an empty mapping)
+            sizes = {task.config: {"n": np.asarray(task.n)} for task in todo}
+            run_on_cluster(address, todo, measure, sizes, outcome)
         else:
             for task in todo:
                 outcome(task, lambda task=task: measure(task))
