@@ -42,7 +42,6 @@ ENGINE = "metric engine"
 #: points of the warm-up call (compiles numba kernels, loads lazy imports)
 WARMUP_N = 200
 POLL_S = 0.2
-MIB = 2**20
 #: a call shorter than TWICE_BELOW_S runs (at least) twice and the faster counts: a one-off
 #: cost that the small warm-up does not trigger must not pass for growth with N (measured:
 #: umap-learn compiles its NN-descent kernels only from 4096 points on, 26 of the first call's
