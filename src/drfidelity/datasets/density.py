@@ -14,6 +14,7 @@ from drfidelity.validation import integer, real
 
 from . import _checks
 from ._common import Dataset, project
+from .spec import DatasetSpec, Knobs
 
 LABEL_NAMES = {0: "uniform", 1: "core", 2: "shell"}
 
@@ -68,3 +69,15 @@ def make_density(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: int 
     clean, _ = project(latent, rng, d)
     return Dataset("density", clean, clean, labels,
                    extras={"log_local_density": density}, params=params)
+
+
+def _blurb(knobs: Knobs) -> str:
+    return ("A wide uniform box, a tight Gaussian core and a thin spherical shell in one "
+            "latent cloud: does the map keep the core's scale and the order of near pairs?")
+
+
+SPEC = DatasetSpec(
+    name="density", generator=make_density, title="Non-uniform density", blurb=_blurb,
+    extras=("log_local_density",), gallery="local_density",
+    gallery_caption="colour = latent log local density (bright = dense core)",
+    guide=("recall_bias",), paper_figures=("recall_bias", "gallery", "shepard"))

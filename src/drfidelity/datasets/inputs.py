@@ -14,23 +14,11 @@ import numpy as np
 from drfidelity.validation import integer
 from .noise import add_noise, noise_std, parse_snr
 from .outliers import OUTLIER_LABEL, make_anchored_addplot, make_outliers
-from .registry import make_dataset
+from .registry import dataset_spec, make_dataset
 
-#: Ground-truth arrays exported next to X, X_truth and labels, per dataset.
-INPUT_EXTRAS: dict[str, tuple[str, ...]] = {
-    "density": ("log_local_density",),
-    "transition": ("t",),
-    "clusters": (),
-    "outliers": ("outlier_idx", "outlier_dir", "outlier_factors"),
-    "populations": ("population",),
-    "random_walk": ("series", "t"),
-    "noise_dims": (),
-}
 #: Input arrays that the metrics take as ground truth, by keyword of ``metrics.Reference``.
 GROUND_TRUTH = {"truth": "X_truth", "labels": "labels", "outlier_idx": "outlier_idx",
                 "outlier_dir": "outlier_dir", "population": "population"}
-#: Probes whose data are used as generated (random walks; already standardised noise columns).
-NEVER_NOISED = ("random_walk", "noise_dims")
 #: Third SeedSequence word of the added points' noise (their own realisation).
 ADDPLOT_NOISE_KEY = 777
 
@@ -49,8 +37,9 @@ def generate(name: str, *, n: int, d: int, data_seed: int, snr: Any,
     data_seed : int
         Seed of the generator and of the noise draw.
     snr : float or "inf"
-        Signal-to-noise power ratio per coordinate; ``inf`` adds no noise. random_walk and
-        noise_dims are never noised, so only an infinite ``snr`` is accepted for them.
+        Signal-to-noise power ratio per coordinate; ``inf`` adds no noise. The probes
+        (random_walk, noise_dims: ``DatasetSpec.noised`` False) are never noised, so only an
+        infinite ``snr`` is accepted for them.
     params : mapping, optional
         The generator's knobs (``drfidelity.datasets.registry.knobs(name)``), defaults
         otherwise.
@@ -59,7 +48,7 @@ def generate(name: str, *, n: int, d: int, data_seed: int, snr: Any,
     -------
     dict of str to numpy.ndarray
         ``X`` (clean + noise, (n, d)), ``X_truth`` (clean), ``labels`` and the dataset's own
-        ground-truth arrays (e.g. ``outlier_idx``, ``population``, ``series``/``t``).
+        ground-truth arrays (``DatasetSpec.extras``: e.g. ``outlier_idx``, ``population``).
 
     Raises
     ------
@@ -67,7 +56,8 @@ def generate(name: str, *, n: int, d: int, data_seed: int, snr: Any,
         Naming the argument or knob that is out of range.
     """
     snr = parse_snr(snr)
-    if name in NEVER_NOISED and not math.isinf(snr):
+    spec = dataset_spec(name)
+    if not spec.noised and not math.isinf(snr):
         raise ValueError(f"snr must be inf for {name!r} (this probe is never noised), got {snr}")
     params = dict(params or {})
     misplaced = sorted({"n", "d", "seed", "data_seed", "snr"} & set(params))
@@ -76,7 +66,7 @@ def generate(name: str, *, n: int, d: int, data_seed: int, snr: Any,
     dataset = make_dataset(name, n=n, d=d, seed=data_seed, **params)
     arrays = {"X": add_noise(dataset.clean, snr, data_seed), "X_truth": dataset.truth,
               "labels": dataset.labels}
-    arrays.update((key, dataset.extras[key]) for key in INPUT_EXTRAS[name])
+    arrays.update((key, dataset.extras[key]) for key in spec.extras)
     return arrays
 
 

@@ -16,6 +16,7 @@ from drfidelity.validation import flag, integer, real
 
 from . import _checks
 from ._common import Dataset
+from .spec import DatasetSpec
 
 
 def make_noise_dims(n: int = 1000, d: int = 100, seed: int = 42, *, n_principal: int = 3,
@@ -40,3 +41,8 @@ def make_noise_dims(n: int = 1000, d: int = 100, seed: int = 42, *, n_principal:
     clean = np.ascontiguousarray(clean)
     return Dataset("noise_dims", clean, clean[:, :n_principal], labels.astype(np.int64),
                    params=params)
+
+
+SPEC = DatasetSpec(
+    name="noise_dims", generator=make_noise_dims,
+    title="Signal in a few dimensions among noise dimensions", noised=False, readouts="labels")

@@ -21,6 +21,7 @@ from drfidelity.validation import integer, real
 from . import _checks
 from ._common import (Dataset, intra_cluster_nn, offset_clusters, project, radius_of_gyration,
                       split_counts)
+from .spec import DatasetSpec, Knobs, ScoredColumn
 
 OUTLIER_LABEL = -1
 ANCHORED_SEED_KEY = 424242
@@ -154,3 +155,22 @@ def make_anchored_addplot(base: Dataset, deviation: float = 3.0, pair_offset: fl
     rows = [bulk[bulk_labels == c].mean(axis=0) + r * rg * (basis @ directions[c])
             for c, r in zip(anchor, radii)]
     return {"clean": np.vstack(rows), "anchor": anchor, "radii": radii, "extra_basis": basis}
+
+
+def _blurb(knobs: Knobs) -> str:
+    return ("A clustered bulk plus pairs of outliers displaced off the bulk's subspace "
+            f"({knobs['outlier_factor']:g}× the bulk radius of gyration); the third "
+            "scored column ranks Spearman ρ over the outlier-involving pairs.")
+
+
+SPEC = DatasetSpec(
+    name="outliers", generator=make_outliers, title="Off-subspace outliers", blurb=_blurb,
+    extras=("outlier_idx", "outlier_dir", "outlier_factors"), gallery="outlier_stars",
+    gallery_caption="bulk coloured by cluster, outliers as black-edged stars labelled "
+                    "o{direction}{a|b} — a pair should stay together and away from the bulk",
+    scored=(ScoredColumn("outlier_shepard__vs_ambient", "outlier pts", "outlier ρ",
+                         "Outlier pairs (Shepard ρ over anomaly-involving pairs)", "outl.",
+                         r"outlier $\rho$"),),
+    scatter=("outlier_shepard__vs_ambient", "outlier-pair Shepard ρ (median)"),
+    figure_stems={"gallery": "outlier_gallery", "score_scatter": "outlier_score_scatter"},
+    paper_figures=("gallery", "score_scatter"))

@@ -15,6 +15,7 @@ from drfidelity.validation import real
 
 from . import _checks
 from ._common import Dataset, intra_cluster_nn, offset_clusters, project, split_counts
+from .spec import DatasetSpec, Knobs
 
 
 def make_populations(n: int = 1000, d: int = 768, seed: int = 0, *, latent_block: int = 8,
@@ -67,3 +68,23 @@ def make_populations(n: int = 1000, d: int = 768, seed: int = 0, *, latent_block
     extras = {"population": population, "center_scale": np.float64(scale),
               "group_delta": np.float64(delta), "intra_nn": np.float64(intra_nn)}
     return Dataset("populations", clean, clean, labels, extras=extras, params=params)
+
+
+def _shares(knobs: Knobs) -> tuple[float, float]:
+    """Percent of the points in the majority and in the minority."""
+    return 100 * (1 - knobs["minority_frac"]), 100 * knobs["minority_frac"]
+
+
+def _blurb(knobs: Knobs) -> str:
+    major, minor = _shares(knobs)
+    return (f"A {major:g}% majority and a {minor:g}% minority, each with its own clusters, in "
+            "orthogonal subspaces: is the minority's structure kept?")
+
+
+SPEC = DatasetSpec(
+    name="populations", generator=make_populations, title="Imbalanced two populations",
+    blurb=_blurb, extras=("population",), gallery="minority_triangles",
+    gallery_caption="majority = dots, minority = black-edged triangles, colour = cluster",
+    scatter=("minority_shepard__vs_ambient", "minority-pair Shepard ρ (median)"),
+    figure_stems={"gallery": "population_gallery", "score_scatter": "population_score_scatter"},
+    shares=_shares, paper_figures=("gallery",))

@@ -13,6 +13,7 @@ from drfidelity.validation import integer, real
 
 from . import _checks
 from ._common import Dataset
+from .spec import DatasetSpec
 
 
 def make_random_walk(n: int = 3000, d: int = 50, seed: int = 0, *, n_series: int = 6,
@@ -37,3 +38,10 @@ def make_random_walk(n: int = 3000, d: int = 50, seed: int = 0, *, n_series: int
     t = np.tile(np.arange(length, dtype=np.int64), n_series)
     return Dataset("random_walk", clean, clean, series, extras={"series": series, "t": t},
                    params=params)
+
+
+#: The time-series supplement draws the trajectories; listed in ``datasets``, the gallery
+#: colours each map by the step index ``t``.
+SPEC = DatasetSpec(
+    name="random_walk", generator=make_random_walk, title="High-dimensional random walks",
+    extras=("series", "t"), noised=False, gallery="cyclic_position", readouts="trajectory")

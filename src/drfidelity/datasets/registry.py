@@ -1,36 +1,40 @@
-"""Name -> generator registry and the validated entry point :func:`make_dataset`."""
+"""Name -> :class:`~.spec.DatasetSpec` registry and the validated entry point
+:func:`make_dataset`."""
 
 from __future__ import annotations
 
 import difflib
 import inspect
-from typing import Any, Callable
+from typing import Any, Mapping
 
+from . import clusters, density, noise_dims, outliers, populations, random_walk, transition
 from ._common import Dataset
-from .clusters import make_clusters
-from .density import make_density
-from .noise_dims import make_noise_dims
-from .outliers import make_outliers
-from .populations import make_populations
-from .random_walk import make_random_walk
-from .transition import make_transition
+from .spec import DatasetSpec
 
 #: Benchmark datasets in the ``--dataset all`` order, then the two probes.
-DATASETS: dict[str, Callable[..., Dataset]] = {
-    "density": make_density,
-    "transition": make_transition,
-    "clusters": make_clusters,
-    "outliers": make_outliers,
-    "populations": make_populations,
-    "random_walk": make_random_walk,
-    "noise_dims": make_noise_dims,
-}
+DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in (
+    density.SPEC, transition.SPEC, clusters.SPEC, outliers.SPEC, populations.SPEC,
+    random_walk.SPEC, noise_dims.SPEC)}
+
+
+def dataset_spec(name: str) -> DatasetSpec:
+    """The spec of dataset ``name``; an unknown name raises, listing the known ones."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; known datasets: {list(DATASETS)}")
+    return DATASETS[name]
 
 
 def knobs(name: str) -> tuple[str, ...]:
     """The dataset-specific keyword parameters of generator ``name`` (beyond n, d, seed)."""
-    return tuple(p.name for p in inspect.signature(_generator(name)).parameters.values()
-                 if p.kind is inspect.Parameter.KEYWORD_ONLY)
+    return tuple(_defaults(name))
+
+
+def knob_values(name: str, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The knobs generator ``name`` runs with: its defaults, overridden by ``given``.
+
+    What the report quotes, so that a knob left out of ``dataset_params`` shows its default.
+    """
+    return {**_defaults(name), **(given or {})}
 
 
 def make_dataset(name: str, *, n: int, d: int, seed: int, **params: Any) -> Dataset:
@@ -45,10 +49,10 @@ def make_dataset(name: str, *, n: int, d: int, seed: int, **params: Any) -> Data
         hint = "; ".join(f"did you mean {h[0]!r} for {u!r}?" for u, h in hints.items() if h)
         raise ValueError(f"unknown parameter(s) {unknown} for dataset {name!r}; valid knobs: "
                          f"{list(valid)}" + (f" ({hint})" if hint else ""))
-    return _generator(name)(n, d, seed, **params)
+    return dataset_spec(name).generator(n, d, seed, **params)
 
 
-def _generator(name: str) -> Callable[..., Dataset]:
-    if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}; known datasets: {list(DATASETS)}")
-    return DATASETS[name]
+def _defaults(name: str) -> dict[str, Any]:
+    return {p.name: p.default
+            for p in inspect.signature(dataset_spec(name).generator).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY}

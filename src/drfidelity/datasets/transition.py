@@ -15,6 +15,7 @@ from drfidelity.validation import flag, integer, real
 
 from . import _checks
 from ._common import Dataset, project, split_counts
+from .spec import DatasetSpec, Knobs
 
 BRIDGE_LABEL = -1
 
@@ -78,3 +79,15 @@ def make_transition(n: int = 1000, d: int = 768, seed: int = 0, *, latent_dim: i
     centroids_d, _ = project(centroids, np.random.default_rng(seed + 1), d)
     extras = {"t": t, "centroids_latent": centroids, "centroids_D": centroids_d}
     return Dataset("transition", clean, clean, labels, extras=extras, params=params)
+
+
+def _blurb(knobs: Knobs) -> str:
+    loop = "a closed loop" if knobs["closed_loop"] else "a chain"
+    return f"Dense states joined by {loop} of sparse bridges; colour = position along it."
+
+
+SPEC = DatasetSpec(
+    name="transition", generator=make_transition, title="Continuous closed-loop transition",
+    blurb=_blurb, extras=("t",), gallery="cyclic_position",
+    gallery_caption="colour = position along the loop (cyclic colour map)",
+    paper_figures=("gallery", "rnx"))

@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from drfidelity.datasets import DATASETS
 from drfidelity.pipeline.files import dumps_json, read_array_dir, write_text
 from drfidelity.pipeline.layout import (data_dir, facts_path, figures_dir, load_embeddings,
                                         results_dir)
 from drfidelity.pipeline.params import Params, snr_label
 from drfidelity.report.figures import DatasetView, draw_all, figure_names
 from drfidelity.storage import atomic_write
-from drfidelity.report.text import TITLES
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 
@@ -37,7 +37,7 @@ def run(params: Params, dataset: str, root: Path) -> None:
     per_run = pd.read_csv(results / "metrics_per_run.csv", float_precision="round_trip")
     arrays = read_array_dir(data_dir(root, dataset))
     maps, seeds = representative_maps(params, root, dataset)
-    view = DatasetView(dataset, TITLES[dataset], arrays, maps, seeds,
+    view = DatasetView(dataset, DATASETS[dataset].title, arrays, maps, seeds,
                        aggregated[aggregated["dataset"] == dataset],
                        per_run[per_run["dataset"] == dataset])
     pngs, dataset_facts = draw_all(view)

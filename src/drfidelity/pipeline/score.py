@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from drfidelity.aggregation import finite_std
+from drfidelity.datasets import DATASETS
 from drfidelity.datasets.inputs import GROUND_TRUTH
 from drfidelity.metrics import Reference
 from drfidelity.metrics.bridges import bridge_gaps
@@ -45,15 +46,24 @@ STABILITY_COLUMNS = (["dataset", "snr", "method", "n_runs", "position_dispersion
 BRIDGE_COLUMNS = ["method", "seed", "bridge", "gap", "gap_nn", "gap_ratio", "torn"]
 
 
+def _trajectory(arrays: dict, Y) -> dict[str, float]:
+    return random_walk_readouts(arrays["X"], Y, arrays["series"], arrays["t"])
+
+
+def _label_separation(arrays: dict, Y) -> dict[str, float]:
+    return {"knn_acc_k10": knn_label_accuracy(Y, arrays["labels"]),
+            "silhouette_2d": silhouette_2d(Y, arrays["labels"])}
+
+
+#: readout kind (``DatasetSpec.readouts``) -> the per-run columns it adds: the trajectory
+#: readouts where series and time are known, the label separation of the map.
+READOUTS = {"trajectory": _trajectory, "labels": _label_separation}
+
+
 def probe_readouts(dataset: str, arrays: dict, Y) -> dict[str, float]:
-    """Columns of the two probes, beside the common set: the
-    trajectory readouts where series and time are known, label separation on noise_dims."""
-    if "series" in arrays and "t" in arrays:
-        return random_walk_readouts(arrays["X"], Y, arrays["series"], arrays["t"])
-    if dataset == "noise_dims":
-        return {"knn_acc_k10": knn_label_accuracy(Y, arrays["labels"]),
-                "silhouette_2d": silhouette_2d(Y, arrays["labels"])}
-    return {}
+    """Columns of the two probes, beside the common set (none for the other datasets)."""
+    kind = DATASETS[dataset].readouts
+    return READOUTS[kind](arrays, Y) if kind else {}
 
 
 def stability_row(maps: list, runs: list[dict]) -> dict[str, float]:

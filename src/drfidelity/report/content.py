@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from drfidelity.datasets import DATASETS, knob_values
 from drfidelity.metrics import bands
 from drfidelity.methods import METHODS
 from drfidelity.pipeline.params import Params, snr_label
@@ -23,7 +24,6 @@ from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, P
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.supplements import Supplements, supplement_blocks
 from drfidelity.report.tables import CRUSH_LIMIT, RankingTable, ranking_table
-from drfidelity.report.text import TITLES
 
 UPSTREAM = "DR Fidelity Benchmark v1.3.0 (toorpia/dr-fidelity-benchmark, MIT)"
 COMPARISON = "results/comparison_v1_3_0.md"
@@ -152,27 +152,11 @@ def headline(found: dict) -> str:
 # ------------------------------------------------------------------------- per-dataset text
 
 def blurb(dataset: str, params: Params) -> str:
-    p = params.dataset_params.get(dataset, {})
-    knob = lambda key, default=None: p.get(key, default)  # noqa: E731
-    if dataset == "density":
-        return ("A wide uniform box, a tight Gaussian core and a thin spherical shell in one "
-                "latent cloud: does the map keep the core's scale and the order of near pairs?")
-    if dataset == "clusters":
-        return (f"Gaussian clusters on orthogonal axes; every inter-centroid distance is "
-                f"{knob('dynamic_range', 20.0):g}× the median within-cluster nearest-neighbour "
-                "spacing, so the first-mode near band is the within-cluster pairs.")
-    if dataset == "transition":
-        loop = "a closed loop" if knob("closed_loop", True) else "a chain"
-        return f"Dense states joined by {loop} of sparse bridges; colour = position along it."
-    if dataset == "outliers":
-        return ("A clustered bulk plus pairs of outliers displaced off the bulk's subspace "
-                f"({knob('outlier_factor', 3.0):g}× the bulk radius of gyration); the third "
-                "scored column ranks Spearman ρ over the outlier-involving pairs.")
-    if dataset == "populations":
-        frac = knob("minority_frac", 0.05)
-        return (f"A {100 * (1 - frac):g}% majority and a {100 * frac:g}% minority, each with "
-                "its own clusters, in orthogonal subspaces: is the minority's structure kept?")
-    return TITLES.get(dataset, dataset)
+    """The sentence under the dataset's heading, from the knobs its data was made with."""
+    spec = DATASETS[dataset]
+    if spec.blurb is None:
+        return spec.title
+    return spec.blurb(knob_values(dataset, params.dataset_params.get(dataset)))
 
 
 def _missing_note(skipped: list[tuple[str, str]]) -> str:
@@ -185,8 +169,9 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
     f = found["datasets"][dataset]
     facts = inputs.facts.get(dataset)
     snr = snr_label(inputs.params.snr)
-    blocks: list[Block] = [Heading(2, TITLES[dataset]), Quote(blurb(dataset, inputs.params)),
-                           Heading(3, f"{TITLES[dataset]} — SNR = {snr}")]
+    title = DATASETS[dataset].title
+    blocks: list[Block] = [Heading(2, title), Quote(blurb(dataset, inputs.params)),
+                           Heading(3, f"{title} — SNR = {snr}")]
     missing = _missing_note(f["skipped"])
     if facts is not None:
         blocks.append(Figure(facts["files"]["gallery"], gallery_caption(dataset, facts) + missing))
@@ -217,16 +202,9 @@ def table_summary(f: dict) -> str:
 
 
 def gallery_caption(dataset: str, facts: dict) -> str:
-    colour = {
-        "density": "colour = latent log local density (bright = dense core)",
-        "transition": "colour = position along the loop (cyclic colour map)",
-        "outliers": "bulk coloured by cluster, outliers as black-edged stars labelled "
-                    "o{direction}{a|b} — a pair should stay together and away from the bulk",
-        "populations": "majority = dots, minority = black-edged triangles, colour = cluster",
-    }.get(dataset, "colour = true cluster")
     return (f"**Map gallery** (each method's seed-{min(facts['seeds'].values(), default=0)} "
-            f"map; {colour}). Read: are the groups the data has kept apart, and kept at their "
-            "relative sizes? Map axes have no units (a.u.).")
+            f"map; {DATASETS[dataset].gallery_caption}). Read: are the groups the data has "
+            "kept apart, and kept at their relative sizes? Map axes have no units (a.u.).")
 
 
 def _caption_distance(dataset, facts, f) -> str:
@@ -239,7 +217,7 @@ def _caption_distance(dataset, facts, f) -> str:
 
 
 def _caption_scatter(dataset, facts, f) -> str:
-    _, label = fig.SCATTER_X.get(dataset, fig.SCATTER_X_DEFAULT)
+    _, label = fig.scatter_axis(dataset)
     return (f"**Scores.** x = {label}, y = full ρ, bars = bootstrap CIs. Read: up and to the "
             "right is better; a point far up but left keeps the global layout and loses the "
             "near structure.")
@@ -298,10 +276,17 @@ CAPTIONS = {"distance_distribution": _caption_distance, "score_scatter": _captio
 
 # ------------------------------------------------------------------------- whole report
 
+def _guide_dataset(found: dict, key: str) -> str:
+    """The first dataset of the run whose spec offers figure ``key`` to the reading guide,
+    else the first dataset."""
+    return next((d for d in found["datasets"] if key in DATASETS[d].guide),
+                next(iter(found["datasets"])))
+
+
 def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
     blocks: list[Block] = [Heading(2, "Reading guide")]
     facts = inputs.facts
-    ds = "clusters" if "clusters" in found["datasets"] else inputs.params.datasets[0]
+    ds = _guide_dataset(found, "distance_distribution")
     f = found["datasets"][ds]
     blocks += [Heading(3, "Why the full ρ hides near structure"), Para(
         f"On {ds}, {f['near_pct']:.1f}% of the pairs lie in the first-mode near band; in a "
@@ -312,7 +297,7 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
     if ds in facts:
         blocks.append(Figure(facts[ds]["files"]["distance_distribution"],
                              _caption_distance(ds, facts[ds], f)))
-    dr = "density" if "density" in found["datasets"] else inputs.params.datasets[0]
+    dr = _guide_dataset(found, "recall_bias")
     blocks += [Heading(3, "Why recall@k is biased"), Para(
         "recall@k, trustworthiness and continuity ask each point for its k nearest neighbours, "
         "whatever the local density: in a dense core the k-th neighbour is close, in a sparse "
@@ -334,7 +319,7 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         "1 = perfect; **Q′(κ_s, κ_t)**: share of pairs within κ_s neighbours whose rank error "
         "is at most κ_t.",
     )), Heading(3, "How to read the tables"), Bullets((
-        f"**full pts / near pts** (and **outlier pts** on outliers): {points_rule()} points "
+        f"**full pts / near pts**{_extra_points(found)}: {points_rule()} points "
         f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
         "order); **Σ** is their sum. "
         "Rows are sorted by Σ, then full ρ.",
@@ -349,6 +334,13 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         "and the CI is at least 0.0005 wide). Deterministic methods run once.",
     ))]
     return blocks
+
+
+def _extra_points(found: dict) -> str:
+    """The tables guide's note on the scored columns some datasets of the run add, e.g.
+    " (and **outlier pts** on outliers)"."""
+    extra = [f"**{c.points}** on {d}" for d in found["datasets"] for c in DATASETS[d].scored]
+    return f" (and {_and(extra)})" if extra else ""
 
 
 def methodology(inputs: Inputs, found: dict) -> list[Block]:
@@ -418,7 +410,7 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
         blocks.append(Quote("**Methods not run here:** " + "; ".join(
             f"{r.method} on {r.dataset}: {r.reason}" for r in inputs.skipped.itertuples())))
     blocks.append(Para("Contents: " + " · ".join(
-        f"[{TITLES[d]}](#{slug(TITLES[d])})" for d in params.datasets)
+        f"[{DATASETS[d].title}](#{slug(DATASETS[d].title)})" for d in params.datasets)
         + " · [Time series](#time-series-random-walks) · [Supplements](#run-to-run-stability)"
         " · [Methodology](#methodology-notes)"))
     blocks += reading_guide(inputs, found)

@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.colors import Normalize
 from scipy.spatial.distance import pdist
 
+from drfidelity.datasets import DATASETS
 from drfidelity.metrics import (auc_log_rnx, coranking_matrix, pointwise_quality, r_nx,
                                 rank_error_quality_from_coranking)
 from drfidelity.metrics.bands import PERCENTILES, first_mode_threshold, percentile_thresholds
@@ -39,33 +40,36 @@ KAPPA_S_POINTS = 24
 HEX_GRIDSIZE = 90
 HIST_BINS = 60
 
-#: the x metric of the score scatter, per dataset (the scored third column where there is one).
-SCATTER_X = {
-    "outliers": ("outlier_shepard__vs_ambient", "outlier-pair Shepard ρ (median)"),
-    "populations": ("minority_shepard__vs_ambient", "minority-pair Shepard ρ (median)"),
-}
+#: (metric, axis label) of the score scatter's x axis unless a dataset's spec names its own.
 SCATTER_X_DEFAULT = ("shepard_near__vs_ambient", "near-band Shepard ρ (median)")
 HEATMAP_METRICS = (("shepard_near__vs_ambient", "near ρ"), ("full_shepard", "full ρ"),
                    ("recall_k15", "recall@15"), ("trust_k15", "trust@15"),
                    ("cont_k15", "cont.@15"))
 
 
+#: Figure key -> file stem: the previous release's names where it had the figure, new names
+#: for the rank-based figures it lacked; a dataset's ``figure_stems`` override some.
+FIGURE_STEMS = {
+    "gallery": "embeddings",
+    "distance_distribution": "distance_distribution",
+    "recall_bias": "recall_bias",
+    "shepard": "shepard_scatter",
+    "score_scatter": "score_scatter",
+    "summary_heatmap": "summary_heatmap",
+    "rnx": "rnx_curves",
+    "rank_error_quality": "rank_error_quality",
+    "local_quality": "local_quality",
+}
+
+
 def figure_names(dataset: str) -> dict[str, str]:
-    """Figure key -> file stem (SNR suffix added by the caller); the previous release's names
-    where it had the figure, new names for the rank-based figures it lacked."""
-    gallery = {"outliers": "outlier_gallery", "populations": "population_gallery"}
-    scatter = {"outliers": "outlier_score_scatter", "populations": "population_score_scatter"}
-    return {
-        "gallery": gallery.get(dataset, "embeddings"),
-        "distance_distribution": "distance_distribution",
-        "recall_bias": "recall_bias",
-        "shepard": "shepard_scatter",
-        "score_scatter": scatter.get(dataset, "score_scatter"),
-        "summary_heatmap": "summary_heatmap",
-        "rnx": "rnx_curves",
-        "rank_error_quality": "rank_error_quality",
-        "local_quality": "local_quality",
-    }
+    """Figure key -> file stem of ``dataset``'s figures (SNR suffix added by the caller)."""
+    return {**FIGURE_STEMS, **DATASETS[dataset].figure_stems}
+
+
+def scatter_axis(dataset: str) -> tuple[str, str]:
+    """(metric, axis label) of the x axis of ``dataset``'s score scatter."""
+    return DATASETS[dataset].scatter or SCATTER_X_DEFAULT
 
 
 @dataclass
@@ -199,28 +203,29 @@ def map_axes(ax) -> None:
 def gallery(view: DatasetView) -> object:
     """Each method's map, coloured by what is known to be true about the points."""
     fig, axes = panel_grid(len(view.maps))
-    arrays = view.arrays
+    draw, label = GALLERIES[DATASETS[view.dataset].gallery]
     scalar = None
     for ax, (method, Y) in zip(axes, view.maps.items()):
-        if view.dataset == "outliers":
-            _draw_outliers(ax, Y, arrays)
-        elif view.dataset == "populations":
-            draw_populations(ax, Y, arrays)
-        elif "log_local_density" in arrays:
-            scalar = ax.scatter(*Y.T, c=arrays["log_local_density"], cmap="viridis", s=3,
-                                linewidths=0)
-        elif "t" in arrays:
-            scalar = ax.scatter(*Y.T, c=arrays["t"], cmap="twilight", s=3, linewidths=0)
-        else:
-            ax.scatter(*Y.T, c=arrays["labels"] % 10, cmap="tab10", norm=Normalize(0, 9), s=3,
-                       linewidths=0)
+        scalar = draw(ax, Y, view.arrays)
         map_axes(ax)
         method_title(ax, method, f"seed {view.seeds[method]}")
     if scalar is not None:
-        label = ("latent log local density −log r₁₀" if "log_local_density" in arrays
-                 else "position t along the loop (cyclic)")
         fig.colorbar(scalar, ax=list(axes), location="bottom", shrink=0.5, aspect=40, label=label)
     return fig
+
+
+def _draw_labels(ax, Y, arrays) -> None:
+    ax.scatter(*Y.T, c=arrays["labels"] % 10, cmap="tab10", norm=Normalize(0, 9), s=3,
+               linewidths=0)
+
+
+def _draw_value(key: str, cmap: str):
+    """A gallery drawing that colours the points by input array ``key`` and returns the
+    scatter, for the colour bar."""
+    def draw(ax, Y, arrays):
+        return ax.scatter(*Y.T, c=arrays[key], cmap=cmap, s=3, linewidths=0)
+
+    return draw
 
 
 def _draw_outliers(ax, Y, arrays) -> None:
@@ -247,6 +252,18 @@ def draw_populations(ax, Y, arrays) -> None:
                linewidths=0)
     ax.scatter(*Y[minor].T, c=labels[minor], cmap="tab10", norm=Normalize(0, 9), s=14,
                marker="^", edgecolors="black", linewidths=0.4)
+
+
+#: gallery kind (``DatasetSpec.gallery``) -> (draw(ax, Y, arrays), colour-bar label); a kind
+#: whose draw returns a scatter gets a colour bar.
+GALLERIES = {
+    "labels": (_draw_labels, None),
+    "local_density": (_draw_value("log_local_density", "viridis"),
+                      "latent log local density −log r₁₀"),
+    "cyclic_position": (_draw_value("t", "twilight"), "position t along the loop (cyclic)"),
+    "outlier_stars": (_draw_outliers, None),
+    "minority_triangles": (draw_populations, None),
+}
 
 
 def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
@@ -338,7 +355,7 @@ def shepard_density(view: DatasetView, analysis: Analysis) -> object:
 
 def score_scatter(view: DatasetView) -> object:
     """One point per method: near-structure score (x) against full ρ (y), with CIs."""
-    metric_x, label_x = SCATTER_X.get(view.dataset, SCATTER_X_DEFAULT)
+    metric_x, label_x = scatter_axis(view.dataset)
     fig = style.figure(style.FULL_WIDTH * 0.6, 3.0)
     ax = fig.subplots()
     for method in view.maps:
@@ -468,4 +485,5 @@ def draw_all(view: DatasetView) -> tuple[dict[str, bytes], dict]:
     return {key: style.png_bytes(fig) for key, fig in drawn.items()}, facts(view, analysis)
 
 
-__all__ = ["DatasetView", "Analysis", "analyse", "draw_all", "facts", "figure_names"]
+__all__ = ["DatasetView", "Analysis", "analyse", "draw_all", "facts", "figure_names",
+           "scatter_axis"]

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import re
 
+from drfidelity.datasets import DATASETS
 from drfidelity.pipeline.params import snr_label
 from drfidelity.report.ranking import scored_keys
 from drfidelity.report.tables import RankingTable
 
+#: ranking-table header -> its LaTeX form; a dataset's own scored columns bring theirs.
 HEADERS = {
-    "full pts": "full", "near pts": "near", "outlier pts": "outl.", "Σ": r"$\Sigma$",
+    "full pts": "full", "near pts": "near", "Σ": r"$\Sigma$",
     "full · global": r"full $\rho$ (global)", "near · first-mode band": r"near $\rho$ (first-mode)",
     "tight-cluster scale ×": r"scale $\times$", "recall@15": "recall@15", "trust@15": "trust@15",
-    "continuity@15": "cont.@15", "outlier ρ": r"outlier $\rho$",
+    "continuity@15": "cont.@15",
 }
 _CI = re.compile(r" \[(.+), (.+)\]$")
 
@@ -36,9 +38,13 @@ def latex_cell(text: str, mark: str | None) -> str:
 
 
 def latex_table(table: RankingTable, *, title: str, caption_note: str) -> str:
-    """A ranking table: its headers mapped by :data:`HEADERS`, caption "{title}: ..."."""
+    """A ranking table: its headers mapped by :data:`HEADERS` and its dataset's scored columns,
+    caption "{title}: ..."."""
+    own = {text: latex for c in DATASETS[table.dataset].scored
+           for text, latex in ((c.points, c.latex_points), (c.header, c.latex_header))}
+    headers = {**HEADERS, **own}
     return latex_tabular(table, caption=f"{title}: distance-fidelity ranking. {caption_note}",
-                         headers=[HEADERS[c.header] for c in table.columns])
+                         headers=[headers[c.header] for c in table.columns])
 
 
 def latex_tabular(table: RankingTable, *, caption: str, headers: list[str]) -> str:

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from drfidelity.report.text import TITLES
+from drfidelity.datasets import DATASETS, knob_values
 
-#: (dataset, figure key) copied to ``paper/figures/{dataset}_{key}.png`` for ``paper/main.tex``.
-PAPER_FIGURES = (
-    ("clusters", "distance_distribution"), ("density", "recall_bias"),
-    ("density", "gallery"), ("clusters", "gallery"), ("transition", "gallery"),
-    ("outliers", "gallery"), ("populations", "gallery"),
-    ("density", "shepard"), ("clusters", "shepard"),
-    ("clusters", "rnx"), ("transition", "rnx"),
-    ("clusters", "rank_error_quality"), ("clusters", "local_quality"),
-    ("outliers", "score_scatter"),
-)
+#: (dataset, figure key) copied to ``paper/figures/{dataset}_{key}.png`` for ``paper/main.tex``
+#: (each dataset's ``paper_figures``).
+PAPER_FIGURES = tuple((name, key) for name, spec in DATASETS.items()
+                      for key in spec.paper_figures)
 
 #: supplement figures copied to ``paper/figures/supplement_{key}.png`` when drawn
 #: (``paper/main.tex`` includes each only if the file exists).
@@ -22,8 +16,10 @@ PAPER_SUPPLEMENT_FIGURES = ("basemap_addplot_gallery", "trajectory_gallery", "di
 
 
 def paper_title(dataset: str, params) -> str:
-    """Table title; the populations title carries the split, from its parameter."""
-    if dataset == "populations":
-        frac = params.dataset_params.get("populations", {}).get("minority_frac", 0.05)
-        return f"{TITLES[dataset]} ({100 * (1 - frac):g}\\% vs.\\ {100 * frac:g}\\%)"
-    return TITLES[dataset]
+    """Table title; a dataset of several populations carries their shares, from its knobs."""
+    spec = DATASETS[dataset]
+    if spec.shares is None:
+        return spec.title
+    shares = spec.shares(knob_values(dataset, params.dataset_params.get(dataset)))
+    split = " vs.\\ ".join(f"{share:g}\\%" for share in shares)
+    return f"{spec.title} ({split})"

@@ -10,17 +10,19 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
+from drfidelity.datasets import DATASETS
+
 MISSING = -1e9
 #: points of the first place; each later place earns one less, never below 0.
 TOP_POINTS = 5
 
-#: scored key -> points column name; outliers add the outlier-pair column.
+#: scored key -> points column name, on every dataset; a spec's ``scored`` columns follow.
 SCORED = {"full_shepard": "full pts", "shepard_near__vs_ambient": "near pts"}
-SCORED_OUTLIERS = {**SCORED, "outlier_shepard__vs_ambient": "outlier pts"}
 
 
 def scored_keys(dataset: str) -> dict[str, str]:
-    return SCORED_OUTLIERS if dataset == "outliers" else SCORED
+    """Scored metric -> points column name of ``dataset``'s ranking, in column order."""
+    return {**SCORED, **{c.metric: c.points for c in DATASETS[dataset].scored}}
 
 
 def composite_points(medians: Mapping[str, Mapping[str, float]], methods: Sequence[str],

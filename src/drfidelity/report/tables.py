@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from drfidelity.datasets import DATASETS
 from drfidelity.methods import CANONICAL_ORDER
 from drfidelity.report.ranking import composite_points, row_order, scored_keys
 
@@ -71,10 +72,8 @@ def columns_for(dataset: str) -> list[Column]:
         Column("trust_k15", "trust@15", "Reference (k-NN, biased)", "reference"),
         Column("cont_k15", "continuity@15", "Reference (k-NN, biased)", "reference"),
     ]
-    if dataset == "outliers":
-        columns.append(Column("outlier_shepard__vs_ambient", "outlier ρ",
-                              "Outlier pairs (Shepard ρ over anomaly-involving pairs)", "higher"))
-    return columns
+    return columns + [Column(c.metric, c.header, c.group, "higher")
+                      for c in DATASETS[dataset].scored]
 
 
 def format_value(median: float, lo: float, hi: float, n_runs: int) -> str:
