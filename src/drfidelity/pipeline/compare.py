@@ -23,7 +23,7 @@ RELEASE = "v1.3.0"
 
 
 def run(params: Params, root: Path) -> None:
-    table_path, page_path = comparison_paths(root, RELEASE.replace(".", "_"))
+    table_path, page_path = comparison_paths(root, RELEASE)
     published = published_results_dir(root)
     if not any(published.glob("*.csv")):
         write_csv(table_path, pd.DataFrame(columns=SUMMARY_COLUMNS))

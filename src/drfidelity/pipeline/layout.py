@@ -75,9 +75,10 @@ def published_results_dir(root: Path) -> Path:
 
 
 def comparison_paths(root: Path, release: str) -> tuple[Path, Path]:
-    """The generated comparison with ``release``: (CSV summary, Markdown page)."""
-    stem = results_dir(root) / f"comparison_{release}"
-    return stem.with_suffix(".csv"), stem.with_suffix(".md")
+    """The generated comparison with ``release`` (``v1.3.0`` -> ``comparison_v1_3_0``):
+    (CSV summary, Markdown page)."""
+    stem = f"comparison_{release.replace('.', '_')}"
+    return results_dir(root) / f"{stem}.csv", results_dir(root) / f"{stem}.md"
 
 
 def figures_dir(root: Path, dataset: str) -> Path:

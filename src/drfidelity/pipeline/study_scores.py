@@ -14,9 +14,7 @@ from drfidelity.metrics import Reference
 from drfidelity.metrics.addplot import anchored_metrics
 from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
 from drfidelity.metrics.timeseries import random_walk_readouts
-
-#: the columns the hyper-parameter study keeps of the canonical set
-HYPERPARAM_METRICS = ["shepard_near__vs_ambient", "full_shepard", "recall_k15"]
+from drfidelity.pipeline.study_tables import HYPERPARAM_RUN_METRICS
 
 
 def reference(arrays: dict) -> Reference:
@@ -64,7 +62,7 @@ def hyperparams(config, arrays: dict, runs) -> list[dict]:
         knob, value = knob_of(job)
         scores = high_d.score(Y)
         rows.append({"knob": knob, "value": value,
-                     **{m: scores[m] for m in HYPERPARAM_METRICS}})
+                     **{m: scores[m] for m in HYPERPARAM_RUN_METRICS}})
     return rows
 
 

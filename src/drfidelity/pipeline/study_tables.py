@@ -35,6 +35,9 @@ SWEEP_TABLES = {
 NOISE_DIMS_METRICS = ["shepard_p100__vs_truth", "shepard_p20__vs_truth", "full_shepard",
                       "shepard_p5__vs_ambient", "knn_acc_k10", "silhouette_2d",
                       "tight_over_compression", "recall_k15"]
+#: the hyper-parameter study's readouts in the previous release's two orders: the columns of
+#: its per-run table, and the metric rows of its aggregated table
+HYPERPARAM_RUN_METRICS = ["shepard_near__vs_ambient", "full_shepard", "recall_k15"]
 HYPERPARAM_METRICS = ["full_shepard", "shepard_near__vs_ambient", "recall_k15"]
 
 
@@ -102,8 +105,7 @@ def hyperparams(params: Params, per_run: pd.DataFrame) -> dict[str, pd.DataFrame
     """The gathered per-dataset rows (``method`` is the method, not the job label) and their
     medians per (dataset, method, knob, value)."""
     rows = per_run.assign(method=per_run["method"].str.split("/").str[0])
-    rows = rows[["dataset", "method", "knob", "value", "seed", "shepard_near__vs_ambient",
-                 "full_shepard", "recall_k15"]]
+    rows = rows[["dataset", "method", "knob", "value", "seed", *HYPERPARAM_RUN_METRICS]]
     # integer knobs stay integers ("5", not "5.0"), whatever the CSV round trip made of them
     values = [int(v) if isinstance(METHODS[m].defaults.get(k), int) and float(v).is_integer()
               else float(v) for m, k, v in zip(rows["method"], rows["knob"], rows["value"])]

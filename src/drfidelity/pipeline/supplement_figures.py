@@ -27,14 +27,11 @@ from drfidelity.pipeline.scaling import MACHINE_FILE
 from drfidelity.report import style
 from drfidelity.report.scale import scale_figure
 from drfidelity.report import supplement_figures as draw
-from drfidelity.report.supplements import (HYPERPARAM_METRICS, KNN_K, SWEEP_OUTLIER_METRICS,
-                                           SWEEP_POPULATION_METRICS)
+from drfidelity.report.supplements import (GRID_DIMS, HYPERPARAM_METRICS, KNN_K,
+                                           SWEEP_OUTLIER_METRICS, SWEEP_POPULATION_METRICS)
 from drfidelity.storage import atomic_write
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
-
-#: the dimensions of the maps grid (the previous release's, plus the largest csvform D).
-GRID_DIMS = (6, 40, 100, 200, 300, 768, 2000)
 
 
 def out_dir(root: Path) -> Path:

@@ -66,6 +66,9 @@ ADDPLOT_LATEX_HEADERS = [
 #: the noise-dims table's landmark dimensions (both previous releases' lists), shown where
 #: the sweep has them.
 LANDMARK_DIMS = (6, 40, 80, 200, 250, 300, 400, 500, 768, 1500, 2000, 6000)
+#: the columns of the noise-dims maps grid: the previous release's (6 ... 768), plus the
+#: largest csvform D, where only toorPIA has a map.
+GRID_DIMS = (6, 40, 100, 200, 250, 300, 768, 2000)
 KNN_K = 10
 KNN_METRIC = f"knn_acc_k{KNN_K}"
 #: a bridge is torn when its bottleneck gap exceeds this share of the centroid distance
