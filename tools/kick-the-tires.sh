@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Kick-the-tires: run the whole DVC pipeline (every stage, every method in params.yaml) on small
 # data (N=300, D=64, 2 seeds; every supplement on a few small inputs, tools/profiles.py) in a
-# throwaway copy of this checkout. Takes a few minutes and
+# throwaway copy of this checkout. Takes about 10 minutes and
 # leaves the checkout untouched. Needs the project's environment on PATH (make kick does it).
 #
 # Usage: tools/kick-the-tires.sh [WORKDIR]      (default: a new temporary directory)
