@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from drfidelity import runtime
+from drfidelity.core import runtime
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -37,7 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     runtime.configure("exact")
     from drfidelity.pipeline import embed, generate, layout
-    from drfidelity.pipeline.params import load_params
+    from drfidelity.core.params import load_params
 
     params = load_params(args.params)
     with tempfile.TemporaryDirectory() as tmp:

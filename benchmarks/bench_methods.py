@@ -11,7 +11,7 @@ with the same seed in the same process (wall and CPU seconds).
 
 from __future__ import annotations
 
-from drfidelity import runtime
+from drfidelity.core import runtime
 
 runtime.configure("exact")
 

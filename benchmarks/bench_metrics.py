@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-from drfidelity import runtime  # noqa: E402
+from drfidelity.core import runtime  # noqa: E402
 
 ANCHOR = Path(os.environ.get("DRFIDELITY_ANCHOR", "/work/shared/anchors/upstream_v1.3.0"))
 RESULT = "RESULT "  # prefix of the one JSON line per part that ``targets`` collects

@@ -9,7 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from drfidelity import runtime
+from drfidelity.core import runtime
 
 runtime.configure("exact")
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from drfidelity import runtime
+from drfidelity.core import runtime
 from pipeline_helpers import env, stage, tree_digest, workspace
 
 DATASET = "clusters"

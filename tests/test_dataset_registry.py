@@ -24,7 +24,7 @@ SRC = REPO / "src" / "drfidelity"
 #: modules that may say how a dataset is handled only through its spec
 SPEC_READERS = sorted(SRC.glob("report/*.py")) + [
     SRC / "pipeline" / f"{name}.py" for name in ("score", "figures", "report")]
-#: (module, literal) naming a supplement study (pipeline/studies.py), not a dataset: the
+#: (module, literal) naming a supplement study (studies/registry.py), not a dataset: the
 #: label of the study's table
 STUDY_LABELS = {("supplements.py", "random_walk"), ("supplements.py", "noise_dims")}
 
@@ -91,7 +91,7 @@ def toy_aggregated() -> pd.DataFrame:
 
 
 def test_a_dataset_registered_in_one_place_reaches_every_stage_and_the_report(toy):
-    from drfidelity.pipeline.params import parse_params
+    from drfidelity.core.params import parse_params
     from drfidelity.pipeline.report import caption_note
     from drfidelity.report.content import Inputs, findings, report_blocks
     from drfidelity.report.document import to_markdown

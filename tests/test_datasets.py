@@ -101,7 +101,7 @@ def test_same_arguments_same_arrays(name):
 
 def test_new_process_gives_byte_identical_X():
     """A fresh interpreter (same exact-numerics environment, inherited) yields the same bytes."""
-    code = ("from drfidelity import runtime; runtime.configure('exact'); import hashlib; "
+    code = ("from drfidelity.core import runtime; runtime.configure('exact'); import hashlib; "
             "from drfidelity.datasets import generate; "
             "X = generate('outliers', n=1000, d=768, data_seed=0, snr=1.0)['X']; "
             "print(hashlib.sha256(X.tobytes()).hexdigest())")

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from dockerfile_parse import DockerfileParser
 
-from drfidelity import runtime
+from drfidelity.core import runtime
 
 REPO = Path(__file__).resolve().parents[1]
 DOCKERFILE = REPO / "docker" / "Dockerfile"
@@ -111,7 +111,7 @@ def test_image_python_matches_ci_python():
 
 def test_env_sets_exactly_what_runtime_configure_exact_sets():
     # configure('exact') in a clean process: everything it sets is what the image must set.
-    probe = ("import json, os; before = dict(os.environ); from drfidelity import runtime; "
+    probe = ("import json, os; before = dict(os.environ); from drfidelity.core import runtime; "
              "runtime.configure('exact'); "
              "print(json.dumps({k: v for k, v in os.environ.items() if before.get(k) != v}))")
     result = subprocess.run([sys.executable, "-c", probe], env={}, capture_output=True,
@@ -429,7 +429,7 @@ def test_image_environment_by_proxy(tmp_path):
                                                                     "DVC_SITE_CACHE_DIR")})
     run_env.update(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
                    VIRTUAL_ENV=str(venv), DVC_SITE_CACHE_DIR=str(tmp_path / "dvc-site"))
-    probe = ("import json, torch, importlib.metadata as m; from drfidelity import runtime; "
+    probe = ("import json, torch, importlib.metadata as m; from drfidelity.core import runtime; "
              "print(json.dumps({'cuda': torch.version.cuda, 'numerics': runtime.current_mode(), "
              "'installed': {d.metadata['Name']: d.version for d in m.distributions()}}))")
     found = json.loads(subprocess.run([str(venv / "bin" / "python"), "-c", probe], env=run_env,

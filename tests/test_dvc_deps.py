@@ -1,10 +1,12 @@
-"""Every stage depends on the code it runs: the static import closure of its command.
+"""Every stage depends on the code it runs, and on no code it does not run.
 
 A stage's ``cmd`` is ``drfidelity stage NAME ...``: the CLI, then ``drfidelity.pipeline.NAME``.
 Every ``drfidelity`` module reachable from there by ``import`` statements (at any depth, in
-functions too; a package's ``__init__`` runs whenever one of its modules is imported) must be
-covered by one of the stage's ``deps`` (the file itself or a folder above it); otherwise an edit
-there could change the stage's outputs while ``dvc status`` says it is up to date.
+functions too; a package's ``__init__`` runs whenever one of its modules is imported; the
+loaders below read their whole package) must be covered by one of the stage's ``deps`` (the
+file itself or a folder above it); otherwise an edit there could change the stage's outputs
+while ``dvc status`` says it is up to date. The other direction: every code dep names a module
+the stage imports, or a folder holding one, so an edit elsewhere never reruns the stage.
 """
 
 from __future__ import annotations
@@ -31,12 +33,48 @@ def module_file(name: str) -> Path | None:
     return None
 
 
+#: Modules that load others by name at run time, and what importing them therefore reads: the
+#: method runners call the registered wrappers (``Method.wrapper``), and a spec looked up in
+#: ``DATASETS`` imports its dataset's module (the names alone are in drfidelity.core.registry).
+LOADERS = {"drfidelity.methods.base": "drfidelity.methods",
+           "drfidelity.datasets.registry": "drfidelity.datasets"}
+
+
+def package_modules(package: str) -> set[str]:
+    folder = SRC.joinpath(*package.split("."))
+    return {".".join(p.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+            for p in folder.glob("*.py")}
+
+
+def lazy_exports(package: str) -> dict[str, str]:
+    """A package's ``_LAZY`` table (public name -> submodule), loaded on first access."""
+    path = module_file(package)
+    for node in ast.parse(path.read_text()).body:
+        if (isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "_LAZY"):
+            return {k: f"{package}.{v}" for k, v in ast.literal_eval(node.value).items()}
+    return {}
+
+
+def static_nodes(tree: ast.AST):
+    """Every node of ``tree`` except the bodies of ``if TYPE_CHECKING:`` (never executed)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and getattr(child.test, "id", None) == "TYPE_CHECKING":
+                todo.extend(child.orelse)
+            else:
+                todo.append(child)
+
+
 def imported_modules(name: str) -> set[str]:
-    """The ``drfidelity`` modules that module ``name`` imports (statically, anywhere in it)."""
+    """The ``drfidelity`` modules that module ``name`` runs by importing them (statically,
+    anywhere in it), with what the loaders and lazy exports read on its behalf."""
     path = module_file(name)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in static_nodes(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -46,8 +84,15 @@ def imported_modules(name: str) -> set[str]:
                                                                        if node.module else []))
             else:
                 base = node.module
+            names = {alias.name for alias in node.names}
             found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
+            found.update(f"{base}.{n}" for n in names)
+            if module_file(base) and module_file(base).name == "__init__.py":
+                lazy = lazy_exports(base)
+                found.update(lazy[n] for n in names if n in lazy)
+    for loader, loaded in LOADERS.items():
+        if loader in found:
+            found.update(package_modules(loaded))
     return {m for m in found if m.split(".")[0] == "drfidelity" and module_file(m)}
 
 
@@ -74,21 +119,54 @@ def stages() -> dict[str, dict]:
     return yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 
-def test_closure_follows_relative_and_nested_imports():
-    files = {p.as_posix() for p in closure("drfidelity.pipeline.embed")}
-    assert "src/drfidelity/methods/mde.py" in files            # `from . import mde`
-    assert "src/drfidelity/methods/__init__.py" in files        # parent package
-    assert "src/drfidelity/pipeline/params.py" in files
-
-
-@pytest.mark.parametrize("name", sorted(stages()))
-def test_stage_depends_on_its_whole_import_closure(name):
+def stage_closure(name: str) -> tuple[list[Path], set[Path]]:
+    """(the stage's deps, the code its command imports)."""
     definition = stages()[name]
     definition = definition.get("do", definition)  # a foreach stage's template
     command = definition["cmd"].split()
     assert command[:2] == ["drfidelity", "stage"], definition["cmd"]
+    assert command[2] == name, f"block {name} runs `drfidelity stage {command[2]}`"
     deps = [Path(d) for d in definition.get("deps", [])]
-    needed = closure("drfidelity.cli", f"drfidelity.pipeline.{command[2]}")
+    return deps, closure("drfidelity.cli", f"drfidelity.pipeline.{command[2]}")
+
+
+def test_closure_follows_relative_and_nested_imports():
+    files = {p.as_posix() for p in closure("drfidelity.pipeline.embed")}
+    assert "src/drfidelity/methods/mde.py" in files            # `from . import mde`
+    assert "src/drfidelity/methods/__init__.py" in files        # parent package
+    assert "src/drfidelity/core/params.py" in files
+
+
+@pytest.mark.parametrize("name", sorted(stages()))
+def test_stage_depends_on_its_whole_import_closure(name):
+    deps, needed = stage_closure(name)
     missing = sorted(p.as_posix() for p in needed
                      if not any(p == d or d in p.parents for d in deps))
     assert not missing, f"stage {name} reads code that is not among its deps: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(stages()))
+def test_stage_code_deps_are_code_it_runs(name):
+    deps, needed = stage_closure(name)
+    unread = sorted(d.as_posix() for d in deps if d.parts[0] == "src"
+                    and not any(p == d or d in p.parents for p in needed))
+    assert not unread, f"stage {name} depends on code it never imports: {unread}"
+
+
+def test_method_wrappers_load_only_where_methods_run():
+    """Validating params and ordering tables reads the registry, never a wrapper."""
+    wrappers = {p.relative_to(REPO) for p in (SRC / "drfidelity" / "methods").glob("*.py")}
+    for name in ("generate", "score", "aggregate", "figures", "report", "compare",
+                 "supplement_score", "supplement_figures"):
+        assert not closure("drfidelity.cli", f"drfidelity.pipeline.{name}") & wrappers, name
+
+
+def test_report_layer_imports_no_stage():
+    """The report (and every library package) sits below the stages and the CLI."""
+    for path in (SRC / "drfidelity").rglob("*.py"):
+        name = ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+        if name.startswith(("drfidelity.pipeline", "drfidelity.cli", "drfidelity.__main__")):
+            continue
+        above = {m for m in imported_modules(name)
+                 if m.startswith(("drfidelity.pipeline", "drfidelity.cli"))}
+        assert not above, f"{name} imports {sorted(above)}"

@@ -16,7 +16,7 @@ from canary import canary
 
 from drfidelity.methods import (CANONICAL_ORDER, METHODS, Method, NotOperable, SkipMethod, embed,
                                 embed_extend, get_method, mde, pcc_method)
-from drfidelity.methods.neighbourhood import clamp_neighbours, clamp_perplexity
+from drfidelity.core.registry import clamp_neighbours, clamp_perplexity
 
 #: Fewer iterations where a knob allows; every other setting is the benchmark's.
 QUICK = {"PyMDE": {"max_iter": 60}, "PCC": {"num_epochs": 60}}

@@ -100,7 +100,7 @@ def test_cli_exit_2_one_line_and_debug_traceback(tmp_path):
 
 
 def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypatch):
-    from drfidelity import validation
+    from drfidelity.core import validation
     from drfidelity.metrics import engine
 
     n = 200_000

@@ -222,7 +222,7 @@ def test_knn_classification_accuracy_is_deterministic_and_sane():
 
 
 def test_too_large_a_coranking_matrix_is_refused_before_allocating(monkeypatch):
-    from drfidelity import validation
+    from drfidelity.core import validation
 
     monkeypatch.setattr(validation, "available_memory", lambda: 2**20)
     rng = np.random.default_rng(0)

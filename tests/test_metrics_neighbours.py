@@ -148,7 +148,7 @@ def test_precomputed_that_is_not_symmetric_is_refused():
 def test_every_listed_metric_is_one_scipy_accepts():
     from scipy.spatial.distance import cdist
 
-    from drfidelity.validation import PDIST_METRICS, check_metric
+    from drfidelity.core.validation import PDIST_METRICS, check_metric
 
     X = np.random.default_rng(0).random((12, 3))
     for metric in PDIST_METRICS:

@@ -36,7 +36,7 @@ def test_one_version_source_and_lower_bounds():
 
 def test_score_cli_imports_nothing_beyond_the_core_dependencies():
     """``drfidelity score`` must work where only numpy, scipy and numba are installed."""
-    code = ("import sys; import drfidelity.cli, drfidelity.pipeline.params; "
+    code = ("import sys; import drfidelity.cli, drfidelity.core.params; "
             "print('yaml' in sys.modules or 'numpy' in sys.modules); "  # numba imports yaml
             "import drfidelity.metrics, drfidelity.metrics.cli; "
             "print(sorted(m for m in ('pandas', 'sklearn', 'torch', 'umap') "
@@ -49,7 +49,7 @@ def test_score_cli_imports_nothing_beyond_the_core_dependencies():
 def test_cli_works_without_the_exact_variables_set():
     """The CLI must configure numerics before numpy loads: with none of runtime's variables in
     the environment (as under `dvc repro`), `drfidelity env` runs and reports exact mode."""
-    from drfidelity import runtime
+    from drfidelity.core import runtime
 
     env = {k: v for k, v in os.environ.items()
            if k not in (*runtime.EXACT_VARIABLES, *runtime.THREAD_VARIABLES,

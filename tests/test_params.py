@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drfidelity.pipeline.params import ParamsError, load_params, parse_params
+from drfidelity.core.params import ParamsError, load_params, parse_params
 
 REPO = Path(__file__).resolve().parents[1]
 COMMITTED = yaml.safe_load((REPO / "params.yaml").read_text())

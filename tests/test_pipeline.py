@@ -152,7 +152,7 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
                                                                        monkeypatch):
     from drfidelity.methods import METHODS, Method
     from drfidelity.pipeline import embed, jobs
-    from drfidelity.pipeline.params import load_params
+    from drfidelity.core.params import load_params
 
     def broken(X, seed, context):
         raise FloatingPointError("diverged")
@@ -195,7 +195,7 @@ def test_status_records_the_settings_used(small_run):
 
 def test_clamped_values_are_recorded_as_used():
     from drfidelity.pipeline.embed import used_settings
-    from drfidelity.pipeline.params import load_params
+    from drfidelity.core.params import load_params
 
     from pipeline_helpers import REPO
 

@@ -230,7 +230,7 @@ def test_deterministic_value_cells_equal_the_published_paper_tables(reference_di
 # ---------------------------------------------------------------- computed prose and macros
 
 def published_inputs(published, skipped=None):
-    from drfidelity.pipeline.params import load_params
+    from drfidelity.core.params import load_params
     from drfidelity.report.content import Inputs
 
     skipped = pd.DataFrame(skipped or [], columns=["dataset", "method", "reason"])

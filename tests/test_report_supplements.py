@@ -13,7 +13,7 @@ import pytest
 
 from drfidelity.pipeline import report as report_stage
 from drfidelity.pipeline import supplement_figures
-from drfidelity.pipeline.params import load_params
+from drfidelity.core.params import load_params
 from drfidelity.report.document import to_markdown
 from drfidelity.report.latex import latex_tabular
 from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, Supplements,

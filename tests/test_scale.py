@@ -15,8 +15,9 @@ import pytest
 import yaml
 
 from drfidelity.methods.dreams import FFT_FROM_N
-from drfidelity.pipeline import run_stage, scaling
-from drfidelity.pipeline.params import load_params
+from drfidelity.pipeline import run_stage
+from drfidelity.scale import study as scaling
+from drfidelity.core.params import load_params
 from drfidelity.report import style
 from drfidelity.report.scale import exponent_table, scale_figure, scale_section
 from pipeline_helpers import REPO, env

@@ -16,7 +16,7 @@ import pytest
 
 from drfidelity.datasets.random_walk import make_random_walk
 from drfidelity.pipeline import supplement_figures as stage
-from drfidelity.pipeline.params import load_params
+from drfidelity.core.params import load_params
 from drfidelity.report import style
 from drfidelity.report import supplement_figures as draw
 from drfidelity.report.supplements import SWEEP_OUTLIER_METRICS
@@ -168,7 +168,7 @@ DIGEST = r"""
 import hashlib, json, sys
 from pathlib import Path
 from drfidelity.pipeline import supplement_figures
-from drfidelity.pipeline.params import load_params
+from drfidelity.core.params import load_params
 root = Path(sys.argv[1])
 supplement_figures.run(load_params(sys.argv[2]), root)
 print(json.dumps({p.name: hashlib.sha256(p.read_bytes()).hexdigest()

@@ -198,7 +198,7 @@ def test_removing_a_method_or_a_seed_updates_every_table(small, tmp_path):
 
 
 def test_unknown_or_bad_supplement_keys_are_named():
-    from drfidelity.pipeline.params import ParamsError, parse_params
+    from drfidelity.core.params import ParamsError, parse_params
     import yaml
 
     raw = yaml.safe_load((REPO / "params.yaml").read_text())

@@ -19,7 +19,7 @@ from fake_toorpia import MAP_NO, FakeToorpia
 from drfidelity.methods import EmbedContext, SkipMethod
 from drfidelity.methods.external import cache_path, store
 from drfidelity.methods.toorpia import ToorpiaUnavailable, extend_toorpia, fit_toorpia
-from drfidelity.storage import fingerprint
+from drfidelity.core.storage import fingerprint
 
 KEY = "sk-live-DO-NOT-LEAK-4242"
 FAST = {"deadline_s": 10.0, "max_attempts": 2, "backoff_s": 0.0}

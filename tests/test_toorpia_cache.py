@@ -10,7 +10,7 @@ import pytest
 
 from drfidelity.methods import EmbedContext
 from drfidelity.methods.external import cache_path, load_cached, store
-from drfidelity.storage import atomic_write, fingerprint
+from drfidelity.core.storage import atomic_write, fingerprint
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_atomic_write_leaves_nothing_behind_on_failure(tmp_path, monkeypatch):
     def broken(*args):
         raise OSError("disk full")
 
-    monkeypatch.setattr("drfidelity.storage.os.replace", broken)
+    monkeypatch.setattr("drfidelity.core.storage.os.replace", broken)
     with pytest.raises(OSError, match="disk full"):
         atomic_write(target, b"second")
     assert target.read_bytes() == b"first"

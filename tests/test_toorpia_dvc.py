@@ -22,7 +22,7 @@ import pytest
 from drfidelity.datasets.noise_dims import make_noise_dims
 from drfidelity.methods import EmbedContext
 from drfidelity.methods.external import MANIFEST, load_cached
-from drfidelity.storage import fingerprint
+from drfidelity.core.storage import fingerprint
 from conftest import fill_cache
 from pipeline_helpers import import_pointers, run, workspace
 

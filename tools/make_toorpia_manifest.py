@@ -27,7 +27,7 @@ import re
 import sys
 from pathlib import Path
 
-from drfidelity import runtime
+from drfidelity.core import runtime
 
 runtime.configure("exact")  # the generator must reproduce the reference inputs bit for bit
 
@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from drfidelity.datasets.noise_dims import make_noise_dims  # noqa: E402
-from drfidelity.storage import fingerprint  # noqa: E402
+from drfidelity.core.storage import fingerprint  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = "toorpia/dr-fidelity-benchmark v1.3.0 (commit 56951e78)"

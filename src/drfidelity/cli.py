@@ -1,7 +1,7 @@
 """Command line: ``drfidelity stage ...`` (the DVC stages), ``drfidelity score`` (your own data).
 
 Arguments are parsed before anything numeric is imported, because the numeric settings of
-:mod:`drfidelity.runtime` must be in place before numpy loads. Bad input (a ValueError, an
+:mod:`drfidelity.core.runtime` must be in place before numpy loads. Bad input (a ValueError, an
 OSError, a MemoryError from a size estimate) is one line on stderr and exit code 2; ``--debug``
 shows the traceback instead.
 """
@@ -9,37 +9,13 @@ shows the traceback instead.
 from __future__ import annotations
 
 import argparse
-import logging
+import inspect
 import os
 import sys
 from pathlib import Path
 
-from drfidelity.pipeline import PER_DATASET, PER_STUDY, STAGES  # loads no numeric library
-
-
-BAD_INPUT = (ValueError, OSError, MemoryError)
-
-
-def one_line(error: BaseException) -> str:
-    """The error's message on one line (server bodies and job lists can span several)."""
-    return " | ".join(line.strip() for line in str(error).splitlines() if line.strip())
-
-
-def user_error(prefix: str, error: Exception, debug: bool) -> int:
-    """Print ``prefix: error: message`` and return exit code 2 for bad input; re-raise anything
-    else, and everything with ``debug`` (the traceback is then Python's)."""
-    if debug or not isinstance(error, BAD_INPUT):
-        raise error
-    print(f"{prefix}: error: {one_line(error)}", file=sys.stderr)
-    return 2
-
-
-def configure_logging() -> None:
-    """Our records (and the toorPIA client's) at INFO on stderr; other libraries' at WARNING."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
-    for name in ("drfidelity", "toorpia"):
-        logging.getLogger(name).setLevel(logging.INFO)
+from drfidelity.core.console import configure_logging, user_error
+from drfidelity.pipeline import STAGES  # loads no numeric library
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,15 +31,14 @@ def build_parser() -> argparse.ArgumentParser:
     stage = sub.add_parser(
         "stage", parents=[common], help="run one pipeline stage (what dvc.yaml calls)",
         description="Run one stage of the DVC pipeline with the values of params.yaml. "
-                    "generate/embed/score/figures take a dataset name, supplement_embed/"
-                    "supplement_score a study (addplot, random_walk, sweep_outlier_factor, "
-                    "sweep_minority_frac, noise_dims, or hyperparams:DATASET); "
-                    "aggregate/report take none. "
-                    "Always runs in exact numerics (see drfidelity.runtime).")
+                    "generate/embed/score/figures take a dataset name, supplement_embed a "
+                    "study and supplement_score one of a study's table pairs (the stems of "
+                    "its results files; dvc.yaml lists both); the other stages take none. "
+                    "Always runs in exact numerics (see drfidelity.core.runtime).")
     stage.add_argument("name", choices=STAGES)
     stage.add_argument("dataset", nargs="?", metavar="target",
-                       help="dataset name (generate, embed, score, figures) or study "
-                            "(supplement_embed, supplement_score)")
+                       help="dataset name (generate, embed, score, figures), study "
+                            "(supplement_embed) or table pair (supplement_score)")
     stage.add_argument("--params", type=Path, default=Path("params.yaml"),
                        help="parameter file (default: params.yaml)")
     stage.add_argument("--jobs", type=int, default=None,
@@ -107,7 +82,7 @@ def _version() -> str:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging()
-    from drfidelity import runtime
+    from drfidelity.core import runtime
 
     if args.command == "score":
         runtime.configure("exact" if args.exact else "fast")
@@ -131,24 +106,25 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_stage(args: argparse.Namespace) -> int:
-    from drfidelity.pipeline.params import ParamsError, load_params
+    from drfidelity.core.params import ParamsError, load_params
 
-    targeted = PER_DATASET + PER_STUDY
-    if (args.name in targeted) != (args.dataset is not None):
-        need = ("needs a dataset name" if args.name in PER_DATASET else "needs a study name"
-                if args.name in PER_STUDY else "takes no dataset name")
-        print(f"drfidelity stage {args.name} {need}", file=sys.stderr)
-        return 2
     try:
+        from drfidelity import pipeline
+        from drfidelity.core import runtime
+
+        module = pipeline.stage_module(args.name)
+        if (module.TARGET is None) != (args.dataset is None):
+            need = {"dataset": "needs a dataset name", "study": "needs a study name",
+                    None: "takes no dataset name"}[module.TARGET]
+            print(f"drfidelity stage {args.name} {need}", file=sys.stderr)
+            return 2
         params = load_params(args.params)
-        if args.name in PER_DATASET and args.dataset not in params.datasets:
+        if module.TARGET == "dataset" and args.dataset not in params.datasets:
             raise ParamsError(f"dataset {args.dataset!r} is not in params.yaml `datasets` "
                               f"({', '.join(params.datasets)})")
-        from drfidelity import pipeline, runtime
-
-        if args.name in ("embed", "supplement_embed"):  # its workers follow it (see runtime.die_with_parent)
-            runtime.die_with_parent(os.getppid())
-        pipeline.run_stage(params, args.name, args.dataset, root=Path("."), jobs=args.jobs)
+        if "jobs" in inspect.signature(module.run).parameters:
+            runtime.die_with_parent(os.getppid())  # its pool's workers follow it
+        pipeline.run_stage(params, module, args.dataset, root=Path("."), jobs=args.jobs)
     except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input
         return user_error(f"drfidelity stage {args.name}", exc, args.debug)
     return 0

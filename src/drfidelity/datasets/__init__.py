@@ -2,18 +2,29 @@
 
 Every generator maps a latent point cloud (or, for the probes, raw columns) to a
 :class:`Dataset`; :func:`generate` adds the SNR noise (:mod:`.noise`) and returns the arrays of the
-reference ``inputs.npz`` files. Under ``drfidelity.runtime.configure("exact")`` all arrays are
+reference ``inputs.npz`` files. Under ``drfidelity.core.runtime.configure("exact")`` all arrays are
 bit-identical to the reference. :data:`DATASETS` maps each name to its :class:`DatasetSpec`,
 the one record of what the stages and the report need to know about that dataset.
+
+Importing this package loads nothing numeric: the names below load their module on first use.
 """
 
-from ._common import Dataset
-from .inputs import addplot_inputs, generate
-from .noise import add_noise, noise_rng
-from .outliers import make_anchored_addplot
-from .registry import DATASETS, dataset_spec, knob_values, make_dataset
-from .spec import DatasetSpec, ScoredColumn
+from __future__ import annotations
 
-__all__ = ["DATASETS", "Dataset", "DatasetSpec", "ScoredColumn", "add_noise", "addplot_inputs",
-           "dataset_spec", "generate", "knob_values", "make_anchored_addplot", "make_dataset",
-           "noise_rng"]
+import importlib
+
+#: public names defined in submodules, loaded on first access (PEP 562)
+_LAZY = {"Dataset": "_common", "addplot_inputs": "inputs", "generate": "inputs",
+         "add_noise": "noise", "noise_rng": "noise", "make_anchored_addplot": "outliers",
+         "DATASETS": "registry", "NAMES": "registry", "dataset_spec": "registry",
+         "knob_values": "registry", "make_dataset": "registry", "DatasetSpec": "spec",
+         "ScoredColumn": "spec"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+
+
+__all__ = sorted(_LAZY)

@@ -1,9 +1,9 @@
 """Checks that only the generators need (cluster axes, the (n, d, seed) triple); the scalar
-checks they build on are in :mod:`drfidelity.validation`."""
+checks they build on are in :mod:`drfidelity.core.validation`."""
 
 from __future__ import annotations
 
-from drfidelity.validation import integer
+from drfidelity.core.validation import integer
 
 
 def axes_per_cluster(n_clusters: object, dim: object, *, dim_name: str = "latent_dim",

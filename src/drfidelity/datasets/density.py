@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from drfidelity.validation import integer, real
+from drfidelity.core.validation import integer, real
 
 from . import _checks
 from ._common import Dataset, project

@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from drfidelity.validation import integer
+from drfidelity.core.validation import integer
 from .noise import add_noise, noise_std, parse_snr
 from .outliers import OUTLIER_LABEL, make_anchored_addplot, make_outliers
 from .registry import dataset_spec, make_dataset

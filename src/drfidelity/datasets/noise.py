@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from drfidelity.validation import integer
+from drfidelity.core.validation import integer
 
 INFINITE_SNR_KEY = 10**9
 

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.datasets import make_blobs
 from sklearn.preprocessing import StandardScaler
 
-from drfidelity.validation import flag, integer, real
+from drfidelity.core.validation import flag, integer, real
 
 from . import _checks
 from ._common import Dataset

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from drfidelity.validation import integer, real
+from drfidelity.core.validation import integer, real
 
 from . import _checks
 from ._common import (Dataset, intra_cluster_nn, offset_clusters, project, radius_of_gyration,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from drfidelity.validation import real
+from drfidelity.core.validation import real
 
 from . import _checks
 from ._common import Dataset, intra_cluster_nn, offset_clusters, project, split_counts

@@ -1,26 +1,51 @@
 """Name -> :class:`~.spec.DatasetSpec` registry and the validated entry point
-:func:`make_dataset`."""
+:func:`make_dataset`.
+
+The names (:data:`drfidelity.core.registry.DATASET_NAMES`) are all that validating
+``params.yaml`` needs; a dataset's module (its generator and spec) is imported when its spec is
+first looked up in :data:`DATASETS`.
+"""
 
 from __future__ import annotations
 
-import difflib
+import importlib
 import inspect
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Iterator
 
-from . import clusters, density, noise_dims, outliers, populations, random_walk, transition
-from ._common import Dataset
-from .spec import DatasetSpec
+from drfidelity.core.registry import DATASET_NAMES as NAMES
+from drfidelity.core.validation import known_keys
 
-#: Benchmark datasets in the ``--dataset all`` order, then the two probes.
-DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in (
-    density.SPEC, transition.SPEC, clusters.SPEC, outliers.SPEC, populations.SPEC,
-    random_walk.SPEC, noise_dims.SPEC)}
+if TYPE_CHECKING:  # the generators' modules (numpy, scikit-learn) load on first lookup
+    from ._common import Dataset
+    from .spec import DatasetSpec
+
+
+class _Specs(Mapping):
+    """Read-only name -> spec mapping that imports a dataset's module on first lookup."""
+
+    def __getitem__(self, name: str) -> DatasetSpec:
+        if name not in NAMES:
+            raise KeyError(name)
+        return importlib.import_module(f"drfidelity.datasets.{name}").SPEC
+
+    def __contains__(self, name: object) -> bool:
+        return name in NAMES
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(NAMES)
+
+    def __len__(self) -> int:
+        return len(NAMES)
+
+
+DATASETS: Mapping[str, DatasetSpec] = _Specs()
 
 
 def dataset_spec(name: str) -> DatasetSpec:
     """The spec of dataset ``name``; an unknown name raises, listing the known ones."""
-    if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}; known datasets: {list(DATASETS)}")
+    if name not in NAMES:
+        raise ValueError(f"unknown dataset {name!r}; known datasets: {list(NAMES)}")
     return DATASETS[name]
 
 
@@ -37,18 +62,18 @@ def knob_values(name: str, given: Mapping[str, Any] | None = None) -> dict[str, 
     return {**_defaults(name), **(given or {})}
 
 
+def check_knobs(name: str, given: Mapping[str, Any], where: str | None = None) -> None:
+    """ValueError naming each key of ``given`` that is not a knob of generator ``name`` (as
+    ``where.key``, default ``dataset_params.<name>``), with the closest knob."""
+    known_keys(where or f"dataset_params.{name}", given, knobs(name))
+
+
 def make_dataset(name: str, *, n: int, d: int, seed: int, **params: Any) -> Dataset:
     """Generate dataset ``name`` with ``n`` points in ``d`` dims from generator seed ``seed``.
 
     ``params`` are the generator's own knobs (spec defaults otherwise); unknown names raise.
     """
-    valid = knobs(name)
-    unknown = sorted(set(params) - set(valid))
-    if unknown:
-        hints = {u: difflib.get_close_matches(u, valid, n=1) for u in unknown}
-        hint = "; ".join(f"did you mean {h[0]!r} for {u!r}?" for u, h in hints.items() if h)
-        raise ValueError(f"unknown parameter(s) {unknown} for dataset {name!r}; valid knobs: "
-                         f"{list(valid)}" + (f" ({hint})" if hint else ""))
+    check_knobs(name, params)
     return dataset_spec(name).generator(n, d, seed, **params)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from drfidelity.validation import flag, integer, real
+from drfidelity.core.validation import flag, integer, real
 
 from . import _checks
 from ._common import Dataset, project, split_counts

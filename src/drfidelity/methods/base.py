@@ -1,6 +1,6 @@
 """The method interface: a seeded function from an (N, D) matrix to an (N, 2) embedding.
 
-Every method is registered as a :class:`Method`. The runners :func:`embed` and
+Every method is registered as a :class:`~.registry.Method`. The runners :func:`embed` and
 :func:`embed_extend` seed numpy's global RNG before the call (Isomap's ARPACK start vector and
 PCC's reference sampling read it), check every hyper-parameter (:meth:`Method.settings`) and
 check the result, so a wrapper only has to call its library with the benchmark's settings.
@@ -9,13 +9,15 @@ Wrappers built on torch seed torch themselves (:mod:`drfidelity.methods.torch_se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
-from drfidelity.validation import check_map, check_matrix, known_keys
+from drfidelity.core.validation import check_map, check_matrix
+
+from drfidelity.core.registry import Method
 
 
 class SkipMethod(Exception):
@@ -36,68 +38,6 @@ class EmbedContext:
     root: Path
     dataset: str
     tag: str
-
-
-@dataclass(frozen=True)
-class Method:
-    """A registered DR method.
-
-    ``fit`` is called as ``fit(X, seed, context, **params)`` and returns an (N, 2) array.
-    ``defaults`` are the benchmark's settings; ``params.yaml`` may override them by name.
-    Stochastic methods run seeds 0..R-1, deterministic ones seed 0 only.
-
-    Out-of-sample ("addplot"): ``extend`` is called as
-    ``extend(X_fit, X_add, seed, context, **params)`` and returns ``(Y_fit, Y_add)``, the map
-    fitted on ``X_fit`` and the rows of ``X_add`` placed on it. A method without one gives
-    ``not_operable``, the reason reported instead of a result.
-    """
-
-    name: str
-    stochastic: bool
-    fit: Callable[..., np.ndarray]
-    defaults: Mapping[str, Any] = field(default_factory=dict)
-    extend: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
-    not_operable: str = ""
-    #: per hyper-parameter, ``check(name, value)`` raising ValueError (run before any job)
-    checks: Mapping[str, Callable[[str, Any], Any]] = field(default_factory=dict)
-    #: per hyper-parameter, ``clamp(value, n)``: the value the wrapper uses on n points
-    clamps: Mapping[str, Callable[[Any, int], Any]] = field(default_factory=dict)
-    #: its maps come from files of the checkout (a cache, an API key), so its jobs never run
-    #: on another machine (a Dask cluster)
-    local_only: bool = False
-
-    def __post_init__(self):
-        if (self.extend is None) == (not self.not_operable):
-            raise ValueError(f"method {self.name!r}: give exactly one of `extend` (an "
-                             "out-of-sample operation) and `not_operable` (why there is none)")
-        unchecked = set(self.defaults) - set(self.checks)
-        if unchecked or set(self.checks) - set(self.defaults):
-            raise ValueError(f"method {self.name!r}: every default needs a check, and only "
-                             f"defaults have one ({sorted(unchecked ^ set(self.checks))})")
-
-    def settings(self, params: Mapping[str, Any], where: str | None = None) -> dict[str, Any]:
-        """The defaults overridden by ``params``, every value checked.
-
-        ValueError for a name that is not a hyper-parameter (with the closest one) or a bad
-        value, prefixed with ``where`` (default: the method's name).
-        """
-        where = where or self.name
-        known_keys(where, params, self.defaults)
-        merged = {**self.defaults, **params}
-        for name, value in merged.items():
-            try:
-                self.checks[name](name, value)
-            except ValueError as exc:
-                raise ValueError(f"{where}.{exc}") from None
-        return merged
-
-    def used(self, settings: Mapping[str, Any], n: int) -> dict[str, Any]:
-        """``settings`` as the wrappers apply them to n points (clamped values replaced)."""
-        return {name: self.clamps[name](value, n) if name in self.clamps else value
-                for name, value in settings.items()}
-
-    def seeds(self, n_seeds: int) -> list[int]:
-        return list(range(n_seeds)) if self.stochastic else [0]
 
 
 def embed(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from drfidelity.validation import real
+from drfidelity.core.validation import real
 
-from .neighbourhood import clamp_perplexity
+from drfidelity.core.registry import clamp_perplexity
 
 #: openTSNE's defaults for the two phases: (iterations, exaggeration), momentum 0.8 in both.
 PHASES = ((250, 12.0), (500, 1.0))
@@ -41,8 +41,8 @@ def reference_layout(X: np.ndarray) -> np.ndarray:
     return pcs / np.std(pcs[:, 0]) * REFERENCE_SCALE
 
 
-def fit_embedding(X: np.ndarray, seed: int, *, reg_lambda: float = 0.15,
-                  perplexity: float = 30):
+def fit_embedding(X: np.ndarray, seed: int, *, reg_lambda: float,
+                  perplexity: float):
     """The fitted ``openTSNE.TSNEEmbedding`` (it carries the affinities, for ``transform``).
 
     Steps: R = :func:`reference_layout`; affinities and the initial embedding from
@@ -116,16 +116,16 @@ def regularised_descent(Y: np.ndarray, P, reference: np.ndarray, reg_lambda: flo
         P /= exaggeration
 
 
-def fit_dreams(X: np.ndarray, seed: int, context=None, *, reg_lambda: float = 0.15,
-               perplexity: float = 30) -> np.ndarray:
+def fit_dreams(X: np.ndarray, seed: int, context=None, *, reg_lambda: float,
+               perplexity: float) -> np.ndarray:
     """DREAMS coordinates (deterministic: fixed PCA start, single-threaded gradients)."""
     return np.array(fit_embedding(X, seed, reg_lambda=reg_lambda, perplexity=perplexity),
                     dtype=np.float64)
 
 
 def extend_dreams(X_fit: np.ndarray, X_add: np.ndarray, seed: int, context=None, *,
-                  reg_lambda: float = 0.15,
-                  perplexity: float = 30) -> tuple[np.ndarray, np.ndarray]:
+                  reg_lambda: float,
+                  perplexity: float) -> tuple[np.ndarray, np.ndarray]:
     """Fit on ``X_fit``, then place each added row with openTSNE's default ``transform``.
 
     One row per call: every added point is optimised against the fixed map alone (the

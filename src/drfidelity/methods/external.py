@@ -4,7 +4,7 @@ A file ``{root}/external_embeddings/{dataset}/{method}/{mode}/{tag}/seed{seed}.n
 shape (N, 2)) is used instead of running the method. A coordinate file is only as good as the
 input it was computed on, so every file must name that input: the input fingerprint is the
 sha256 of ``np.ascontiguousarray(X, float64).tobytes()`` (raw C-order bytes, as in the reference
-release's ``params.json``; :func:`drfidelity.storage.fingerprint`). Two places may record it:
+release's ``params.json``; :func:`drfidelity.core.storage.fingerprint`). Two places may record it:
 
 * the committed manifest ``{root}/external_embeddings.manifest.json`` (the DVC-tracked v1.3.0
   caches; built by ``tools/make_toorpia_manifest.py``), which also pins the file's own sha256;
@@ -25,8 +25,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from drfidelity.storage import atomic_write, fingerprint
-from drfidelity.validation import check_map, check_matrix
+from drfidelity.core.storage import atomic_write, fingerprint
+from drfidelity.core.validation import check_map, check_matrix
 
 from .base import EmbedContext
 

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .neighbourhood import clamp_neighbours
+from drfidelity.core.registry import clamp_neighbours
 
 
 @contextmanager
@@ -24,7 +24,7 @@ def _expected_warnings():
         yield
 
 
-def fit_isomap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15) -> np.ndarray:
+def fit_isomap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int) -> np.ndarray:
     """Isomap on a k-NN graph, k = min(n_neighbors, max(2, N-1)).
 
     All other settings are scikit-learn's defaults; the eigen-solver (ARPACK) draws its start
@@ -39,7 +39,7 @@ def fit_isomap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15)
 
 
 def extend_isomap(X_fit: np.ndarray, X_add: np.ndarray, seed: int, context=None, *,
-                  n_neighbors: int = 15) -> tuple[np.ndarray, np.ndarray]:
+                  n_neighbors: int) -> tuple[np.ndarray, np.ndarray]:
     """Out-of-sample: Isomap fitted on ``X_fit`` (k clamped as for the fit); transform both.
 
     ``transform`` places new rows by geodesic distances through the fitted graph, so the

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from drfidelity.validation import integer
+from drfidelity.core.validation import integer
 
 from .torch_setup import import_pymde, seeded_torch
 
-NOT_OPERABLE = "pymde optimizes fit coordinates; no transform"
 
-
-def fit_pymde(X: np.ndarray, seed: int, context=None, *, max_iter: int = 300,
-              device: str = "cpu") -> np.ndarray:
+def fit_pymde(X: np.ndarray, seed: int, context=None, *, max_iter: int,
+              device: str) -> np.ndarray:
     """``pymde.preserve_distances`` on float32 data, 2-D, ``Standardized`` constraint.
 
     PyMDE's defaults otherwise: ``Absolute`` loss, ``max_distances=5e7`` (all N(N-1)/2 pairs

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from drfidelity.validation import integer
+from drfidelity.core.validation import integer
 
 from .torch_setup import seeded_torch
 
-NOT_OPERABLE = "pccdr optimizes fit coordinates; no transform"
 
-
-def fit_pcc(X: np.ndarray, seed: int, context=None, *, num_epochs: int = 500) -> np.ndarray:
+def fit_pcc(X: np.ndarray, seed: int, context=None, *, num_epochs: int) -> np.ndarray:
     """``pcc.PCC`` with the row-wise Pearson loss only, N reference points, Adam (lr 1).
 
     Both RNGs matter: the reference points are drawn with replacement from numpy's global

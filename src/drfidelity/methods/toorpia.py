@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from . import external
-from drfidelity import runtime
-from drfidelity.validation import check_map, check_matrix, integer, real
+from drfidelity.core import runtime
+from drfidelity.core.validation import check_map, check_matrix, integer, real
 
 from .base import EmbedContext, SkipMethod
 
@@ -48,10 +48,6 @@ KEY_VARIABLE = "TOORPIA_API_KEY"
 BASEMAP_PARAMS = {"l2_normalization": False}
 # Cache modes that the API can refill; ``fit`` holds legacy fit_transform maps (read only).
 API_MODES = {"embedding": "basemap_embedding"}
-TOORPIA_MODES = ("embedding", "fit")
-#: ``method_params.toorPIA`` defaults: per-call deadline, sessions, pause step, whole wait.
-TOORPIA_SETTINGS = {"mode": "embedding", "deadline_s": 120.0, "max_attempts": 4,
-                    "backoff_s": 3.0, "wait_budget_s": 300.0}
 SERVER_TEXT_LIMIT = 300  # characters of a server's reply kept in a message
 
 
@@ -243,8 +239,8 @@ def _no_key_reason(paths: list[Path]) -> str | None:
 
 
 def fit_toorpia(X: np.ndarray, seed: int, context: EmbedContext | None = None, *,
-                mode: str = "embedding", deadline_s: float = 120.0, max_attempts: int = 4,
-                backoff_s: float = 3.0, wait_budget_s: float = 300.0) -> np.ndarray:
+                mode: str, deadline_s: float, max_attempts: int,
+                backoff_s: float, wait_budget_s: float) -> np.ndarray:
     """toorPIA map of ``X``: the validated cache if present, else one ``basemap_embedding``
     call (``l2_normalization=False``) whose result is cached with its provenance.
 
@@ -272,9 +268,9 @@ def fit_toorpia(X: np.ndarray, seed: int, context: EmbedContext | None = None, *
 
 
 def extend_toorpia(X_fit: np.ndarray, X_add: np.ndarray, seed: int,
-                   context: EmbedContext | None = None, *, mode: str = "embedding",
-                   deadline_s: float = 120.0, max_attempts: int = 4, backoff_s: float = 3.0,
-                   wait_budget_s: float = 300.0) -> tuple[np.ndarray, np.ndarray]:
+                   context: EmbedContext | None = None, *, mode: str,
+                   deadline_s: float, max_attempts: int, backoff_s: float,
+                   wait_budget_s: float) -> tuple[np.ndarray, np.ndarray]:
     """Basemap of ``X_fit`` and the add-plot of ``X_add`` on it.
 
     Cache pair: modes ``{mode}_basemap`` / ``{mode}_addplot``. Without both, and with a key

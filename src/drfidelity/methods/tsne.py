@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .neighbourhood import clamp_perplexity
-
-NOT_OPERABLE = "sklearn TSNE has no out-of-sample transform"
+from drfidelity.core.registry import clamp_perplexity
 
 
-def fit_tsne(X: np.ndarray, seed: int, context=None, *, perplexity: float = 30) -> np.ndarray:
+def fit_tsne(X: np.ndarray, seed: int, context=None, *, perplexity: float) -> np.ndarray:
     """``sklearn.manifold.TSNE`` from a seeded random start, one thread.
 
     scikit-learn's defaults otherwise: early exaggeration 12, learning rate "auto",

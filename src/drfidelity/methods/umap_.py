@@ -7,9 +7,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from drfidelity.validation import real
+from drfidelity.core.validation import real
 
-from .neighbourhood import clamp_neighbours
+from drfidelity.core.registry import clamp_neighbours
 
 
 @contextmanager
@@ -30,8 +30,8 @@ def _umap(n: int, seed: int, n_neighbors: int, min_dist: float):
                      min_dist=min_dist, random_state=seed)
 
 
-def fit_umap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15,
-             min_dist: float = 0.1) -> np.ndarray:
+def fit_umap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int,
+             min_dist: float) -> np.ndarray:
     """``umap.UMAP(...).fit_transform`` with umap-learn's defaults otherwise (euclidean,
     spectral initialisation, exact k-NN below 4096 points)."""
     model = _umap(X.shape[0], seed, n_neighbors, min_dist)
@@ -40,7 +40,7 @@ def fit_umap(X: np.ndarray, seed: int, context=None, *, n_neighbors: int = 15,
 
 
 def extend_umap(X_fit: np.ndarray, X_add: np.ndarray, seed: int, context=None, *,
-                n_neighbors: int = 15, min_dist: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+                n_neighbors: int, min_dist: float) -> tuple[np.ndarray, np.ndarray]:
     """Fit on ``X_fit`` (``embedding_``), then ``transform`` all added rows in one call."""
     model = _umap(X_fit.shape[0], seed, n_neighbors, min_dist)
     with _expected_warnings():

@@ -73,7 +73,7 @@ def run(data_path: Path, embedding_path: Path, json_out: Path | None, *,
         debug: bool = False) -> int:
     """Score; print the JSON object or write it to ``json_out``. Exit code 2 on bad input, with
     one line on stderr (the traceback too when ``debug``)."""
-    from drfidelity.cli import user_error
+    from drfidelity.core.console import user_error
 
     try:
         row = _load(Path(data_path), Path(embedding_path))

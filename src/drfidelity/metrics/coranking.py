@@ -28,7 +28,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from drfidelity.metrics.ranks import row_ranks
-from drfidelity.validation import check_input_space, check_memory, check_points
+from drfidelity.core.validation import check_input_space, check_memory, check_points
 
 _BLOCK_ELEMENTS = 2_000_000  # rows per block = this // N: about 16 MB of distances per space
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from drfidelity.validation import (check_embedding, check_indices, check_input_space, check_labels,
+from drfidelity.core.validation import (check_embedding, check_indices, check_input_space, check_labels,
                                    check_memory)
 
 from . import bands

@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from drfidelity.validation import check_embedding, check_input_space
+from drfidelity.core.validation import check_embedding, check_input_space
 
 from .distances import row_blocks
 from .rank_kernels import count_ranks, nearest

@@ -13,9 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from drfidelity.comparison import SUMMARY_COLUMNS, compare, to_markdown
-from drfidelity.pipeline.files import write_csv, write_text
-from drfidelity.pipeline.layout import comparison_paths, published_results_dir, results_dir
-from drfidelity.pipeline.params import Params
+from drfidelity.core.files import write_csv, write_text
+from drfidelity.core.layout import comparison_paths, published_results_dir, results_dir
+from drfidelity.core.params import Params
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

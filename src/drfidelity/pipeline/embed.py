@@ -2,7 +2,7 @@
 
 Jobs are independent and single-threaded, so they run side by side in ``params.jobs`` worker
 processes, or on a Dask cluster when ``DRFIDELITY_SCHEDULER`` is set
-(:mod:`drfidelity.pipeline.jobs`); each result depends only on (method, seed, settings, X),
+(:mod:`drfidelity.jobs.runner`); each result depends only on (method, seed, settings, X),
 never on the worker or the order, so a parallel or distributed run is byte-identical to a
 serial one. A method that cannot run here
 (:class:`~drfidelity.methods.SkipMethod`, e.g. toorPIA without cache and key) is recorded in
@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from drfidelity.methods import METHODS, EmbedContext
-from drfidelity.pipeline.files import dumps_json, write_array_dir
-from drfidelity.pipeline.jobs import Input, Job, run_all
-from drfidelity.pipeline.layout import data_dir, embeddings_dir, load_meta
-from drfidelity.pipeline.params import Params
+from drfidelity.core.registry import METHODS
+from drfidelity.methods.base import EmbedContext
+from drfidelity.core.files import dumps_json, write_array_dir
+from drfidelity.jobs.job import Job
+from drfidelity.jobs.runner import Input, run_all
+from drfidelity.core.layout import data_dir, embeddings_dir, load_meta
+from drfidelity.core.params import Params
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 

@@ -13,13 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from drfidelity.datasets import DATASETS
-from drfidelity.pipeline.files import dumps_json, read_array_dir, write_text
-from drfidelity.pipeline.layout import (data_dir, facts_path, figures_dir, load_embeddings,
+from drfidelity.datasets.registry import DATASETS
+from drfidelity.core.files import dumps_json, read_array_dir, write_text
+from drfidelity.core.layout import (data_dir, facts_path, figures_dir, load_embeddings,
                                         results_dir)
-from drfidelity.pipeline.params import Params, snr_label
+from drfidelity.core.params import Params, snr_label
 from drfidelity.report.figures import DatasetView, draw_all, figure_names
-from drfidelity.storage import atomic_write
+from drfidelity.core.storage import atomic_write
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 

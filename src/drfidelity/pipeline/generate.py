@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from drfidelity.datasets import generate
-from drfidelity.pipeline.files import dumps_json, write_array_dir
-from drfidelity.pipeline.layout import data_dir, data_identity
-from drfidelity.pipeline.params import Params
-from drfidelity.storage import fingerprint
+from drfidelity.datasets.inputs import generate
+from drfidelity.core.files import dumps_json, write_array_dir
+from drfidelity.core.layout import data_dir, data_identity
+from drfidelity.core.params import Params
+from drfidelity.core.storage import fingerprint
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from drfidelity.methods import METHODS
-from drfidelity.pipeline.files import dumps_json, write_array_dir, write_text
-from drfidelity.pipeline.layout import facts_path, results_dir
-from drfidelity.pipeline.params import Params, snr_label
+from drfidelity.core.registry import METHODS
+from drfidelity.core.files import dumps_json, write_array_dir, write_text
+from drfidelity.core.layout import facts_path, results_dir
+from drfidelity.core.params import Params, snr_label
 from drfidelity.report.content import TITLE, Inputs, findings, points_rule, report_blocks
 from drfidelity.report.document import to_html, to_markdown
 from drfidelity.report.figures import RECALL_K
@@ -28,7 +28,7 @@ from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, Supple
                                            addplot_caption, addplot_table, supplement_macros)
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.scale import TABLES as SCALE_TABLES
-from drfidelity.storage import atomic_write
+from drfidelity.core.storage import atomic_write
 from drfidelity.report.tables import CRUSH_LIMIT, headline
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)

@@ -3,7 +3,7 @@
 
 It measures wall time and peak memory, which depend on the machine and its load, so it is not
 part of the frozen rebuild: ``dvc repro`` never runs it, and its committed results are a
-record of one measured run (see :mod:`drfidelity.pipeline.scaling`).
+record of one measured run (see :mod:`drfidelity.scale.study`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from drfidelity.pipeline import scaling
-from drfidelity.pipeline.files import dumps_json, write_csv, write_text
-from drfidelity.pipeline.layout import results_dir
-from drfidelity.pipeline.params import Params
+from drfidelity.scale import study as scaling
+from drfidelity.core.files import dumps_json, write_csv, write_text
+from drfidelity.core.layout import results_dir
+from drfidelity.core.params import Params
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

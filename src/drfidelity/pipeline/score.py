@@ -22,18 +22,18 @@ from pathlib import Path
 import pandas as pd
 
 from drfidelity.aggregation import finite_std
-from drfidelity.datasets import DATASETS
+from drfidelity.datasets.registry import DATASETS
 from drfidelity.datasets.inputs import GROUND_TRUTH
 from drfidelity.metrics import Reference
 from drfidelity.metrics.bridges import bridge_gaps
 from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
 from drfidelity.metrics.stability import mean_pairwise_disparity, position_dispersion
 from drfidelity.metrics.timeseries import random_walk_readouts
-from drfidelity.methods import METHODS
-from drfidelity.pipeline.files import read_array_dir, write_csv
-from drfidelity.pipeline.layout import (bridges_path, data_dir, load_embeddings, per_run_path,
+from drfidelity.core.registry import METHODS
+from drfidelity.core.files import read_array_dir, write_csv
+from drfidelity.core.layout import (bridges_path, data_dir, load_embeddings, per_run_path,
                                         skipped_path, stability_path)
-from drfidelity.pipeline.params import Params
+from drfidelity.core.params import Params
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 

@@ -1,5 +1,7 @@
 """Stage ``supplement_figures``: the supplement studies' data, maps and result tables ->
-``figures/supplements/{name}.png`` and ``figures/supplements/facts.json``.
+``figures/supplements/{name}.png`` and ``figures/supplements/facts.json``, and each study's
+headline medians and median curves (``results/headline/{study}.json``, DVC metrics;
+``results/plots/{study}.csv``, DVC plots).
 
 Every input is optional: a figure whose table or maps are absent is not drawn (and the report
 says "not built"); a method a study skipped gets a panel naming its reason. ``facts.json``
@@ -18,18 +20,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from drfidelity.methods import METHODS
+from drfidelity.core.registry import METHODS
 from drfidelity.metrics.labels import knn_label_accuracy
-from drfidelity.pipeline.files import dumps_json, write_text
-from drfidelity.pipeline.layout import results_dir
-from drfidelity.pipeline.params import Params
-from drfidelity.pipeline.scaling import MACHINE_FILE
+from drfidelity.core.files import dumps_json, write_text
+from drfidelity.core.layout import results_dir
+from drfidelity.core.params import Params
+from drfidelity.scale import MACHINE_FILE
 from drfidelity.report import style
 from drfidelity.report.scale import scale_figure
 from drfidelity.report import supplement_figures as draw
 from drfidelity.report.supplements import (GRID_DIMS, HYPERPARAM_METRICS, KNN_K,
                                            SWEEP_OUTLIER_METRICS, SWEEP_POPULATION_METRICS)
-from drfidelity.storage import atomic_write
+from drfidelity.core.storage import atomic_write
+from drfidelity.studies.tables import write_summaries
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
@@ -238,5 +241,6 @@ def run(params: Params, root: Path) -> None:
         if stale.relative_to(root).as_posix() not in files.values():
             stale.unlink()
     write_text(folder / "facts.json", dumps_json({"files": files, **drawn.facts}))
-    print(f"[supplement_figures] {len(files)} figures: {', '.join(files) or 'none'}",
-          flush=True)
+    summarised = write_summaries(root)
+    print(f"[supplement_figures] {len(files)} figures: {', '.join(files) or 'none'}; "
+          f"headlines and curves of {', '.join(summarised) or 'no study'}", flush=True)

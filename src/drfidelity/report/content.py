@@ -14,10 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from drfidelity.datasets import DATASETS, knob_values
+from drfidelity.datasets.registry import DATASETS, knob_values
 from drfidelity.metrics import bands
-from drfidelity.methods import METHODS
-from drfidelity.pipeline.params import Params, snr_label
+from drfidelity.core.registry import METHODS
+from drfidelity.core.params import Params, snr_label
 from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)

@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.colors import Normalize
 from scipy.spatial.distance import pdist
 
-from drfidelity.datasets import DATASETS
+from drfidelity.datasets.registry import DATASETS
 from drfidelity.metrics import (auc_log_rnx, coranking_matrix, pointwise_quality, r_nx,
                                 rank_error_quality_from_coranking)
 from drfidelity.metrics.bands import PERCENTILES, first_mode_threshold, percentile_thresholds

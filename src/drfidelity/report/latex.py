@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from drfidelity.datasets import DATASETS
-from drfidelity.pipeline.params import snr_label
+from drfidelity.datasets.registry import DATASETS
+from drfidelity.core.params import snr_label
 from drfidelity.report.ranking import scored_keys
 from drfidelity.report.tables import RankingTable
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drfidelity.datasets import DATASETS, knob_values
+from drfidelity.datasets.registry import DATASETS, knob_values
 
 #: (dataset, figure key) copied to ``paper/figures/{dataset}_{key}.png`` for ``paper/main.tex``
 #: (each dataset's ``paper_figures``).

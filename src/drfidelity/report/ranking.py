@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
-from drfidelity.datasets import DATASETS
+from drfidelity.datasets.registry import DATASETS
 
 MISSING = -1e9
 #: points of the first place; each later place earns one less, never below 0.

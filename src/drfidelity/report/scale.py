@@ -1,7 +1,7 @@
 """The scale study in the report: a log-log figure of cost against N and the fitted exponents.
 
 Both come from ``results/scale_runs.csv`` and ``results/scale_exponents.csv`` (the frozen
-``scale`` stage, :mod:`drfidelity.pipeline.scaling`); where the machine facts are known
+``scale`` stage, :mod:`drfidelity.scale.study`); where the machine facts are known
 (``figures/supplements/facts.json``) the section names the CPU they were measured on.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from drfidelity.pipeline.scaling import ENGINE, TWICE_BELOW_S, WARMUP_N
+from drfidelity.scale import ENGINE, TWICE_BELOW_S, WARMUP_N
 from drfidelity.report import style
 from drfidelity.report.document import Block, Heading, Para, Quote, Table
 from drfidelity.report.latex import escape, macro

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from drfidelity.methods import CANONICAL_ORDER
+from drfidelity.core.registry import METHODS
 from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Table
 from drfidelity.report.latex import escape, macro
 from drfidelity.report.scale import CAPTION as SCALE_CAPTION
@@ -113,8 +113,8 @@ def not_built(title: str, *names: str) -> list[Block]:
 def ordered(methods) -> list[str]:
     """Canonical order first, then any other label (e.g. ``toorPIA-embedding``) as met."""
     present = list(dict.fromkeys(methods))
-    return [m for m in CANONICAL_ORDER if m in present] + [m for m in present
-                                                          if m not in CANONICAL_ORDER]
+    return [m for m in METHODS if m in present] + [m for m in present
+                                                          if m not in METHODS]
 
 
 def _stats(long: pd.DataFrame, method: str, metric: str, **where):

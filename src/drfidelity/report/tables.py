@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from drfidelity.datasets import DATASETS
-from drfidelity.methods import CANONICAL_ORDER
+from drfidelity.datasets.registry import DATASETS
+from drfidelity.core.registry import METHODS
 from drfidelity.report.ranking import composite_points, row_order, scored_keys
 
 CI_MIN_WIDTH = 5e-4
@@ -90,7 +90,7 @@ def _dataset_stats(aggregated: pd.DataFrame, dataset: str):
     """(methods in canonical order, aggregated rows by method and metric, medians)."""
     subset = aggregated[aggregated["dataset"] == dataset]
     present = set(subset["method"])
-    methods = [m for m in CANONICAL_ORDER if m in present]
+    methods = [m for m in METHODS if m in present]
     stats = {m: {r.metric: r for r in subset[subset["method"] == m].itertuples()} for m in methods}
     medians = {m: {k: r.median for k, r in stats[m].items()} for m in methods}
     return methods, stats, medians

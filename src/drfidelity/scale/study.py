@@ -1,6 +1,6 @@
 """The scale study: how each method's and the metric engine's cost grows with N.
 
-Every measurement runs in a fresh interpreter (``python -m drfidelity.pipeline.scaling``), so
+Every measurement runs in a fresh interpreter (``python -m drfidelity.scale.study``), so
 its peak RSS is its own and a run past its budget can be stopped without touching the others.
 The child generates its input, makes one warm-up call on a small input of the same kind (so
 that numba compilation and imports are not counted as growth with N: that once-per-process
@@ -35,32 +35,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from drfidelity.validation import integer, known_keys, one_of, real
-
-#: the subject name of the metric engine's rows (the other subjects are method names)
-ENGINE = "metric engine"
-#: points of the warm-up call (compiles numba kernels, loads lazy imports)
-WARMUP_N = 200
-POLL_S = 0.2
-#: a call shorter than TWICE_BELOW_S runs (at least) twice and the faster counts: a one-off
-#: cost that the small warm-up does not trigger must not pass for growth with N (measured:
-#: umap-learn compiles its NN-descent kernels only from 4096 points on, 26 of the first call's
-#: 31 s at N = 5000); a call shorter than MIN_TIMED_S repeats until the calls add up to it (at
-#: most MAX_REPEATS times), as timeit does: one millisecond call is mostly noise
-TWICE_BELOW_S = 60.0
-MIN_TIMED_S = 1.0
-MAX_REPEATS = 50
-#: working memory below this is within ru_maxrss's noise and is left out of the memory fit
-MEMORY_FLOOR_MIB = 8.0
-CONFIG_KEYS = ("dataset", "sizes", "d", "data_seed", "snr", "seed", "methods", "budget_s",
-               "memory_gib")
-#: the study's knobs, and its outputs under results/
-CONFIG_FILE = "scale.yaml"
-RUNS_FILE, EXPONENTS_FILE, MACHINE_FILE = ("scale_runs.csv", "scale_exponents.csv",
-                                           "scale_machine.json")
-COLUMNS = ("subject", "n", "d", "status", "wall_s", "cpu_s", "repeats", "first_s", "warmup_s",
-           "reference_s", "score_s", "peak_rss_mib", "base_rss_mib", "note")
-
+from drfidelity.scale import (COLUMNS, CONFIG_FILE, CONFIG_KEYS, ENGINE, EXPONENTS_FILE,  # noqa: F401
+                              MACHINE_FILE, MAX_REPEATS, MEMORY_FLOOR_MIB, MIN_TIMED_S, POLL_S,
+                              RUNS_FILE, TWICE_BELOW_S, WARMUP_N)
+from drfidelity.core.validation import integer, known_keys, one_of, real
 
 @dataclass(frozen=True)
 class Task:
@@ -77,7 +55,7 @@ class Task:
     budget_s: float
     memory_gib: float
 
-    # what the Dask runner (pipeline/cluster.py) reads of a job
+    # what the Dask runner (jobs/cluster.py) reads of a job
     @property
     def method(self) -> str:
         return self.subject
@@ -111,8 +89,8 @@ def load_config(path: Path) -> ScaleConfig:
     """``scale.yaml`` checked: unknown keys named with the closest one, bad values named."""
     import yaml
 
-    from drfidelity.datasets import DATASETS
-    from drfidelity.methods import METHODS
+    from drfidelity.datasets.registry import DATASETS
+    from drfidelity.core.registry import METHODS
 
     raw = yaml.safe_load(Path(path).read_text()) or {}
     where = Path(path).name
@@ -143,7 +121,7 @@ def _peak_rss_mib() -> float:
 
 
 def _input(task: Task, n: int) -> dict:
-    from drfidelity.datasets import generate
+    from drfidelity.datasets.inputs import generate
 
     return generate(task.dataset, n=n, d=task.d, data_seed=task.data_seed, snr=task.snr)
 
@@ -152,7 +130,8 @@ def _engine_call(arrays: dict) -> dict[str, float]:
     """Seconds of ``Reference(X)`` and of one ``score`` of the PCA map (the whole canonical
     column set, per-point columns included, with the input's ground truth)."""
     from drfidelity.datasets.inputs import GROUND_TRUTH
-    from drfidelity.methods import METHODS, run_method
+    from drfidelity.core.registry import METHODS
+    from drfidelity.methods.base import run_method
     from drfidelity.metrics import Reference
 
     Y = run_method(METHODS["PCA"], arrays["X"], 0)[0]
@@ -170,7 +149,8 @@ def measure_here(task: Task) -> dict[str, Any]:
     A method whose maps come from a remote service (toorPIA) runs only with its API key, on a
     scratch cache folder (so that the call is timed, never a cached map).
     """
-    from drfidelity.methods import METHODS, EmbedContext, SkipMethod, run_method
+    from drfidelity.core.registry import METHODS
+    from drfidelity.methods.base import EmbedContext, SkipMethod, run_method
     from drfidelity.methods.toorpia import KEY_VARIABLE
 
     method = METHODS.get(task.subject)
@@ -209,7 +189,7 @@ def measure_here(task: Task) -> dict[str, Any]:
 
 
 def _child_main(argv: list[str]) -> None:
-    from drfidelity import runtime
+    from drfidelity.core import runtime
 
     runtime.configure("exact")
     runtime.die_with_parent(os.getppid())
@@ -236,7 +216,7 @@ def measure(task: Task, arrays: object = None, context: object = None) -> dict[s
     """
     row = {column: None for column in COLUMNS}
     row.update(subject=task.subject, n=task.n, d=task.d)
-    command = [sys.executable, "-m", "drfidelity.pipeline.scaling", json.dumps(asdict(task))]
+    command = [sys.executable, "-m", "drfidelity.scale.study", json.dumps(asdict(task))]
     limit = task.memory_gib * 2**30
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         child = subprocess.Popen(command, stdout=out, stderr=err, start_new_session=True)
@@ -296,7 +276,7 @@ def run_study(config: ScaleConfig, progress: Callable[[str], None] = print) -> l
     """
     import numpy as np
 
-    from drfidelity.pipeline.cluster import run_on_cluster, scheduler_address
+    from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 
     address = scheduler_address()
     rows: list[dict] = []
@@ -334,7 +314,7 @@ def run_study(config: ScaleConfig, progress: Callable[[str], None] = print) -> l
 
 def machine() -> dict[str, str]:
     """Where the times were measured: the CPU model, core count and the numeric settings."""
-    from drfidelity import runtime
+    from drfidelity.core import runtime
 
     cpu = "unknown"
     try:

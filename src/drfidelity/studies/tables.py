@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 
 from drfidelity.aggregation import aggregate_runs, bootstrap_median_ci
-from drfidelity.methods import METHODS
-from drfidelity.pipeline.files import dumps_json, write_csv, write_text
-from drfidelity.pipeline.layout import results_dir, study_curve_path, study_headline_path
-from drfidelity.pipeline.params import Params
-from drfidelity.pipeline.studies import TOORPIA_EMBEDDING_ARM
+from drfidelity.core.registry import METHODS
+from drfidelity.core.files import dumps_json, write_csv, write_text
+from drfidelity.core.layout import results_dir, study_curve_path, study_headline_path
+from drfidelity.core.params import Params
+from drfidelity.studies.registry import TOORPIA_EMBEDDING_ARM
 
 ADDPLOT_METRICS = ["anomaly_radius_ratio_med", "anomaly_radius_ratio_min",
                    "attribution_accuracy", "angle_to_own_med", "pair_angle_med",
@@ -41,6 +41,10 @@ HYPERPARAM_RUN_METRICS = ["shepard_near__vs_ambient", "full_shepard", "recall_k1
 HYPERPARAM_METRICS = ["full_shepard", "shepard_near__vs_ambient", "recall_k15"]
 
 
+#: the columns of an aggregated table after its group keys
+AGGREGATED = ["metric", "median", "ci_lo", "ci_hi", "n_runs"]
+
+
 def aggregate_grouped(per_run: pd.DataFrame, keys: list[str], metrics: list[str],
                       params: Params) -> pd.DataFrame:
     """``keys + [metric, median, ci_lo, ci_hi, n_runs]``: the median over the finite runs of
@@ -56,7 +60,7 @@ def aggregate_grouped(per_run: pd.DataFrame, keys: list[str], metrics: list[str]
             lo, hi = bootstrap_median_ci(finite, n_boot=boot.n_boot, alpha=boot.alpha,
                                          seed=boot.seed)
             rows.append((*group_keys, metric, float(np.median(finite)), lo, hi, finite.size))
-    return pd.DataFrame(rows, columns=[*keys, "metric", "median", "ci_lo", "ci_hi", "n_runs"])
+    return pd.DataFrame(rows, columns=[*keys, *AGGREGATED])
 
 
 def addplot(params: Params, per_run: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -149,11 +153,10 @@ CURVES = {
 }
 
 
-def headline(study: str, tables: dict[str, pd.DataFrame]) -> dict:
-    """Per method, the study's headline medians (``metric@group`` where the study has groups),
-    for ``dvc metrics show/diff``."""
-    name, group, metrics = HEADLINES[study]
-    table = tables[name]
+def headline(study: str, table: pd.DataFrame) -> dict:
+    """Per method, the study's headline medians (``metric@group`` where the study has groups)
+    read off its aggregated ``table``, for ``dvc metrics show/diff``."""
+    _, group, metrics = HEADLINES[study]
     result: dict[str, dict[str, float]] = {}
     for row in table[table["metric"].isin(metrics)].itertuples(index=False):
         row = row._asdict()
@@ -164,12 +167,11 @@ def headline(study: str, tables: dict[str, pd.DataFrame]) -> dict:
     return result
 
 
-def curve(study: str, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One row per (series, x) with the median of each plotted metric: the data of
-    ``dvc plots show`` (``series`` names the line: method, and knob and dataset where the
-    study has them)."""
+def curve(study: str, table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (series, x) with the median of each plotted metric of the aggregated
+    ``table``: the data of ``dvc plots show`` (``series`` names the line: method, and knob and
+    dataset where the study has them)."""
     x, series, metrics = CURVES[study]
-    table = tables[HEADLINES[study][0]]
     wide = table[table["metric"].isin(metrics)].pivot_table(
         index=[*series, x], columns="metric", values="median", sort=True).reset_index()
     label = wide[series].astype(str).agg(" ".join, axis=1)
@@ -177,11 +179,25 @@ def curve(study: str, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
                          **{m: wide[m] for m in metrics if m in wide}})
 
 
-def write_study_tables(root, name: str, tables: dict[str, pd.DataFrame]) -> None:
-    """A study's tables under results/, its headline medians (DVC metrics) and, for a study
-    over a knob, its median curves (DVC plots)."""
-    for file_name, table in tables.items():
-        write_csv(results_dir(root) / file_name, table)
-    write_text(study_headline_path(root, name), dumps_json(headline(name, tables)))
-    if name in CURVES:
-        write_csv(study_curve_path(root, name), curve(name, tables))
+def _number(text: str) -> int | float:
+    """A knob value as written in a table: "5" is the integer 5, "5.0" the float."""
+    return int(text) if text.lstrip("-").isdigit() else float(text)
+
+
+def write_summaries(root) -> list[str]:
+    """Each study's headline medians (DVC metrics) and, for a study over a knob, its median
+    curves (DVC plots), read off its aggregated table; the studies written."""
+    done = []
+    for study, (name, _, _) in HEADLINES.items():
+        path = results_dir(root) / name
+        if not path.exists():
+            continue
+        x = CURVES.get(study, (None,))[0]
+        table = pd.read_csv(path, float_precision="round_trip",
+                            dtype={x: str} if x else None)
+        if x:
+            table[x] = table[x].map(_number).astype(object)
+            write_csv(study_curve_path(root, study), curve(study, table))
+        write_text(study_headline_path(root, study), dumps_json(headline(study, table)))
+        done.append(study)
+    return done

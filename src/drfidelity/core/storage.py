@@ -1,5 +1,5 @@
 """Input fingerprints and atomic writes: the one implementation of each, shared by the stages
-(:mod:`drfidelity.pipeline.files`) and the external-map cache (:mod:`drfidelity.methods.external`).
+(:mod:`drfidelity.core.files`) and the external-map cache (:mod:`drfidelity.methods.external`).
 
 Needs numpy only, so the methods package can use it without the pipeline's libraries.
 """

@@ -1,6 +1,6 @@
 """How each supplement scores the maps of one input: the metric columns of every run.
 
-Each function takes the input (a :class:`~drfidelity.pipeline.studies.Config`), its arrays and
+Each function takes the input (a :class:`~drfidelity.studies.registry.Config`), its arrays and
 its (job, map) pairs, builds the high-D side once and returns one dict of metric columns per
 run. Every readout comes from :mod:`drfidelity.metrics`.
 """
@@ -14,7 +14,7 @@ from drfidelity.metrics import Reference
 from drfidelity.metrics.addplot import anchored_metrics
 from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
 from drfidelity.metrics.timeseries import random_walk_readouts
-from drfidelity.pipeline.study_tables import HYPERPARAM_RUN_METRICS
+from drfidelity.studies.tables import HYPERPARAM_RUN_METRICS
 
 
 def reference(arrays: dict) -> Reference:

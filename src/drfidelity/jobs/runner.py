@@ -20,11 +20,13 @@ from typing import Callable
 
 import numpy as np
 
-from drfidelity import runtime
-from drfidelity.methods import METHODS, EmbedContext, SkipMethod, embed_extend, run_method
-from drfidelity.methods.base import injection_key
+from drfidelity.core import runtime
+from drfidelity.core.registry import METHODS
+from drfidelity.methods.base import (EmbedContext, SkipMethod, embed_extend, injection_key,
+                                     run_method)
 from drfidelity.methods.external import cache_path
-from drfidelity.pipeline.cluster import run_on_cluster, scheduler_address
+from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
+from drfidelity.jobs.job import Job
 
 
 #: jobs a pool worker runs before it is replaced by a fresh process: the methods' libraries
@@ -36,40 +38,6 @@ JOBS_PER_WORKER = 8
 class JobsFailed(ValueError):
     """Some jobs raised; the message names each job and its error on one line (a rejected
     cache or a bad input is the usual cause, so the CLI reports it as bad input)."""
-
-
-@dataclass(frozen=True)
-class Job:
-    """One map to make: ``method`` with ``settings`` and ``seed`` on input ``config``.
-
-    ``label`` is the name the map is stored under (the method's, unless one method runs in
-    two arms, e.g. toorPIA's embedding arm on the noise-dims probe). ``extend`` jobs fit on
-    the input's ``X_fit`` and place its ``X_add`` rows (the out-of-sample test).
-    """
-
-    method: str
-    seed: int
-    settings: tuple[tuple[str, object], ...] = ()
-    config: str = ""
-    label: str = ""
-    extend: bool = False
-
-    @classmethod
-    def of(cls, method: str, seed: int, settings: dict | None = None, **where) -> "Job":
-        """A job with ``settings`` given as a mapping (stored as sorted pairs: hashable)."""
-        return cls(method, seed, tuple(sorted((settings or {}).items())), **where)
-
-    @property
-    def kwargs(self) -> dict:
-        return dict(self.settings)
-
-    @property
-    def name(self) -> str:
-        return self.label or self.method
-
-    def describe(self) -> str:
-        where = f" on {self.config}" if self.config else ""
-        return f"{self.name} seed {self.seed}{where}"
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,12 @@
 """The supplements: the previous release's other frozen configurations, one entry each.
 
 A study is a list of inputs ("configurations": the values of a sweep, the dimensions of the
-noise-dims probe, ...), the method jobs on each, and how a map is scored into a row. Its
-``supplement_embed`` stage writes ``data/{study}/`` and ``embeddings/{study}/``, its
-``supplement_score`` stage the per-run and aggregated tables under the previous release's file
-and column names (benchmark spec §4.3), so each compares cell for cell with the published ones.
-Readouts come from the metric engine; nothing is re-implemented here.
+noise-dims probe, ...), the method jobs on each, and the table pairs its rows go to. Its
+``supplement_embed`` stage writes ``data/{study}/`` and ``embeddings/{study}/``; one
+``supplement_score`` stage per table pair writes the per-run and aggregated tables under the
+previous release's file and column names, so each compares cell for cell with the published
+ones. Every study follows ``methods`` and ``datasets``: what they leave out is skipped with a
+note, never an error.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from drfidelity.methods import METHODS
-from drfidelity.pipeline.jobs import Job
-from drfidelity.pipeline.params import Params
-from drfidelity.storage import fingerprint
+from drfidelity.core.registry import METHODS
+from drfidelity.jobs.job import Job
+from drfidelity.core.params import Params
+from drfidelity.core.storage import fingerprint
 
 
 @dataclass(frozen=True)
@@ -30,25 +31,35 @@ class Config:
 
     key: str
     ids: dict[str, Any]
-    build: Callable[[], dict[str, np.ndarray]] | None
+    build: Callable[[], dict[str, np.ndarray]]
     context: tuple[str, str] | None
     jobs: tuple[Job, ...]
-    #: a main dataset whose generated input this is (``build`` is then None: the arrays are
-    #: ``data/{main}/``) and whose maps are reused where a job asks for the same map
-    main: str | None = None
 
 
 @dataclass(frozen=True)
 class Study:
     """A supplement's inputs and jobs. How its maps are scored and tabled lives in
-    :mod:`~drfidelity.pipeline.study_scores` and :mod:`~drfidelity.pipeline.study_tables`
+    :mod:`~drfidelity.studies.scores` and :mod:`~drfidelity.studies.tables`
     under the same name, so the embedding stage does not depend on the metric code.
-    ``new_methods`` are the methods the previous release did not run in this study (their rows
-    carry ``new = True``)."""
+
+    ``tables`` are the stems of its result pairs (``{stem}_per_run.csv``,
+    ``{stem}_aggregated.csv``); a study with two sends each job to one of them with
+    ``table_of``. ``notes`` says what ``methods``/``datasets`` leave out of it. ``new_methods``
+    are the methods the previous release did not run in this study (their rows carry
+    ``new = True``)."""
 
     name: str
     configs: Callable[[Params], list[Config]]
+    tables: tuple[str, ...]
+    table_of: Callable[[Job], str] | None = None
+    notes: Callable[[Params], list[str]] = lambda params: []
     new_methods: frozenset[str] = field(default_factory=frozenset)
+
+    def jobs_for(self, config: Config, table: str) -> tuple[Job, ...]:
+        """The jobs of ``config`` whose rows go to table pair ``table``."""
+        if self.table_of is None:
+            return config.jobs
+        return tuple(job for job in config.jobs if self.table_of(job) == table)
 
 
 def method_jobs(params: Params, config: str, names=None, **overrides) -> tuple[Job, ...]:
@@ -62,7 +73,7 @@ def method_jobs(params: Params, config: str, names=None, **overrides) -> tuple[J
 # ------------------------------------------------------------------------------- add-plot
 
 def _addplot_configs(params: Params) -> list[Config]:
-    from drfidelity.datasets import addplot_inputs
+    from drfidelity.datasets.inputs import addplot_inputs
 
     settings = params.supplements["addplot"]
 
@@ -78,7 +89,7 @@ def _addplot_configs(params: Params) -> list[Config]:
 # ---------------------------------------------------------------------------- random walk
 
 def _random_walk_configs(params: Params) -> list[Config]:
-    from drfidelity.datasets import generate
+    from drfidelity.datasets.inputs import generate
 
     s = params.supplements["random_walk"]
     n = s["n_series"] * s["n_steps"]
@@ -107,7 +118,7 @@ def _sweep_configs(knob: str) -> Callable[[Params], list[Config]]:
     dataset, cache, prefix, noised = SWEEPS[knob]
 
     def configs(params: Params) -> list[Config]:
-        from drfidelity.datasets import generate
+        from drfidelity.datasets.inputs import generate
 
         snr = params.snr if noised else math.inf
         result = []
@@ -137,7 +148,7 @@ TOORPIA_EMBEDDING_ARM = "toorPIA-embedding"
 
 
 def _noise_dims_configs(params: Params) -> list[Config]:
-    from drfidelity.datasets import generate
+    from drfidelity.datasets.inputs import generate
 
     s = params.supplements["noise_dims"]
     generic = [m for m in params.methods if m != "toorPIA"]
@@ -170,30 +181,60 @@ def _noise_dims_configs(params: Params) -> list[Config]:
 
 # ------------------------------------------------------------------------ hyper-parameters
 
+def _hyperparams_grid(params: Params) -> dict[str, dict]:
+    """The grid of the methods that ``methods`` lists."""
+    return {name: knobs for name, knobs in params.supplements["hyperparams"]["grid"].items()
+            if name in params.methods}
+
+
 def _hyperparams_configs(params: Params) -> list[Config]:
-    grid = params.supplements["hyperparams"]["grid"]
+    """One input per dataset of the study that ``datasets`` lists: that dataset's main input,
+    generated again (the same bytes as ``data/{dataset}/``), so the study never depends on a
+    main dataset that is not configured."""
+    from drfidelity.datasets.inputs import generate
+
+    grid = _hyperparams_grid(params)
     result = []
     for dataset in params.supplements["hyperparams"]["datasets"]:
-        jobs = []
-        for name, knobs in grid.items():
-            for knob, values in knobs.items():
-                for value in values:
-                    jobs += [Job.of(name, seed, {**params.method_params.get(name, {}),
-                                                 knob: value},
-                                    config=dataset, label=f"{name}/{knob}={value}")
-                             for seed in METHODS[name].seeds(params.seeds)]
-        result.append(Config(dataset, {"dataset": dataset}, None, None, tuple(jobs),
-                             main=dataset))
+        if dataset not in params.datasets or not grid:
+            continue
+        jobs = [Job.of(name, seed, {**params.method_params.get(name, {}), knob: value},
+                       config=dataset, label=f"{name}/{knob}={value}")
+                for name, knobs in grid.items() for knob, values in knobs.items()
+                for value in values for seed in METHODS[name].seeds(params.seeds)]
+
+        def build(dataset=dataset) -> dict[str, np.ndarray]:
+            return generate(dataset, n=params.n, d=params.d, data_seed=params.data_seed,
+                            snr=params.snr, params=params.dataset_params.get(dataset, {}))
+
+        result.append(Config(dataset, {"dataset": dataset}, build, None, tuple(jobs)))
     return result
 
 
+def _hyperparams_notes(params: Params) -> list[str]:
+    hyper = params.supplements["hyperparams"]
+    notes = [f"dataset {d} skipped: not in `datasets`" for d in hyper["datasets"]
+             if d not in params.datasets]
+    notes += [f"method {m} skipped: not in `methods`" for m in hyper["grid"]
+              if m not in params.methods]
+    return notes
+
+
+def _noise_dims_table(job: Job) -> str:
+    return "dimsweep_embedding" if job.name == TOORPIA_EMBEDDING_ARM else "dimsweep"
+
+
 STUDIES: dict[str, Study] = {s.name: s for s in (
-    Study("addplot", _addplot_configs),
-    Study("random_walk", _random_walk_configs),
-    Study("sweep_outlier_factor", _sweep_configs("outlier_factor"), frozenset({"DREAMS"})),
-    Study("sweep_minority_frac", _sweep_configs("minority_frac"), frozenset({"DREAMS"})),
-    Study("noise_dims", _noise_dims_configs),
-    Study("hyperparams", _hyperparams_configs),
+    Study("addplot", _addplot_configs, ("addplot",)),
+    Study("random_walk", _random_walk_configs, ("random_walk",)),
+    Study("sweep_outlier_factor", _sweep_configs("outlier_factor"), ("sweep_outliers",),
+          new_methods=frozenset({"DREAMS"})),
+    Study("sweep_minority_frac", _sweep_configs("minority_frac"), ("sweep_populations",),
+          new_methods=frozenset({"DREAMS"})),
+    Study("noise_dims", _noise_dims_configs, ("dimsweep", "dimsweep_embedding"),
+          table_of=_noise_dims_table),
+    Study("hyperparams", _hyperparams_configs, ("hyperparam_sensitivity",),
+          notes=_hyperparams_notes),
 )}
 
 
@@ -203,12 +244,6 @@ def input_meta(arrays: dict[str, np.ndarray]) -> dict:
     return {"shape": list(main.shape), "fingerprint": fingerprint(main),
             "arrays": {k: {"shape": list(v.shape), "dtype": str(v.dtype),
                            "sha256": fingerprint(v)} for k, v in sorted(arrays.items())}}
-
-
-def select(name: str) -> tuple[str, str | None]:
-    """``study`` or ``study:config`` -> (study, config or None)."""
-    study_name, _, config = name.partition(":")
-    return study_name, config or None
 
 
 def join(folder: str, name: str) -> str:
@@ -225,4 +260,13 @@ def study(name: str) -> Study:
     if name not in STUDIES:
         raise ValueError(f"unknown study {name!r}; studies: {', '.join(STUDIES)}")
     return STUDIES[name]
+
+
+def study_of_table(stem: str) -> Study:
+    """The study whose rows fill table pair ``stem`` (``sweep_outliers``, ``dimsweep``, ...)."""
+    for spec in STUDIES.values():
+        if stem in spec.tables:
+            return spec
+    known = [t for spec in STUDIES.values() for t in spec.tables]
+    raise ValueError(f"unknown table pair {stem!r}; table pairs: {', '.join(known)}")
 

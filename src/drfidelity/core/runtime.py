@@ -57,7 +57,7 @@ def configure(mode: str = "exact") -> None:
         raise ValueError(f"numeric mode must be one of {MODES}, got {mode!r}")
     if mode == "exact" and "numpy" in sys.modules and not exact_in_effect():
         raise RuntimeError(
-            "drfidelity.runtime.configure('exact') must run before numpy is imported "
+            "drfidelity.core.runtime.configure('exact') must run before numpy is imported "
             "(OPENBLAS_CORETYPE / NPY_DISABLE_CPU_FEATURES are read at import time)"
         )
     for name in THREAD_VARIABLES:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from drfidelity.methods import METHODS
-from drfidelity.pipeline.params import Params, snr_label
+from drfidelity.core.registry import METHODS
+from drfidelity.core.params import Params, snr_label
 
 
 def data_dir(root: Path, dataset: str) -> Path:

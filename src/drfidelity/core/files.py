@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from drfidelity.storage import atomic_write
+from drfidelity.core.storage import atomic_write
 
 
 def dumps_json(obj: Any) -> str:

@@ -3,7 +3,7 @@
 The method x seed jobs are independent and single-threaded, so a cluster changes only where
 they run, never what they return: each map depends on (method, seed, settings, X) alone and
 comes back as the same bytes. Two conditions keep it so. Every worker must run the exact
-numerics of :mod:`drfidelity.runtime` (``drfidelity worker`` starts workers that do, one
+numerics of :mod:`drfidelity.core.runtime` (``drfidelity worker`` starts workers that do, one
 thread each; a job on any other worker refuses to run), and jobs that read files of this
 checkout (toorPIA's cache and API key, injected coordinates) stay on this machine.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from drfidelity import runtime
+from drfidelity.core import runtime
 
 SCHEDULER_VARIABLE = "DRFIDELITY_SCHEDULER"
 

@@ -1,0 +1,69 @@
+"""A study's inputs and maps -> ``data/{study}/`` and ``embeddings/{study}/`` (``{config}/``
+below them for a study of several inputs).
+
+Every (input, method, seed) job runs in the pool of :mod:`drfidelity.jobs.runner`, all
+inputs of the study at once, so two workers stay busy across the values of a sweep. Each
+``status.json`` records per map label its seeds, settings, and whether it was injected or
+skipped (with the reason).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drfidelity.core.files import dumps_json, write_array_dir
+from drfidelity.core.layout import study_data_dir, study_embeddings_dir
+from drfidelity.core.params import Params
+from drfidelity.core.registry import METHODS
+from drfidelity.jobs.runner import Input, run_all
+from drfidelity.methods.base import EmbedContext
+from drfidelity.studies.registry import input_meta, join, map_names, study
+
+
+def embed_study(params: Params, name: str, root: Path, jobs: int | None = None) -> None:
+    """Study ``name``'s inputs and maps -> ``data/{name}/`` and ``embeddings/{name}/``."""
+    spec = study(name)
+    for note in spec.notes(params):
+        print(f"[supplement_embed {name}] {note}", flush=True)
+    configs = spec.configs(params)
+    built = {c.key: c.build() for c in configs}
+    data = {join(key, array): value
+            for key, arrays in built.items() for array, value in arrays.items()}
+    metas = {key: input_meta(arrays) for key, arrays in built.items()}
+    write_array_dir(study_data_dir(root, name), data,
+                    {join(key, "meta.json"): dumps_json(meta) for key, meta in metas.items()})
+
+    inputs, todo = {}, []
+    for config in configs:
+        folder = study_data_dir(root, name) / config.key
+        keys = ("X",) if "X" in built[config.key] else ("X_fit", "X_add")
+        context = (EmbedContext(root=root, dataset=config.context[0], tag=config.context[1])
+                   if config.context else None)
+        inputs[config.key] = Input({k: str(folder / f"{k}.npy") for k in keys}, context)
+        todo += config.jobs
+
+    maps, skipped, injected = run_all(f"supplement_embed {name}", todo, inputs,
+                                      jobs or params.jobs, root)
+    arrays, texts = {}, {}
+    for config in configs:
+        n = metas[config.key]["shape"][0]
+        status: dict[str, dict] = {}
+        for job in config.jobs:
+            method = METHODS[job.method]
+            entry = status.setdefault(job.name, {"status": "ok", "seeds": [], "injected": {}})
+            if job in skipped:
+                status[job.name] = {"status": "skipped", "reason": skipped[job]}
+                continue
+            if entry["status"] != "ok":
+                continue
+            entry["seeds"].append(job.seed)
+            entry["settings"] = method.used(method.settings(job.kwargs), n)
+            if job in injected:
+                entry["injected"][str(job.seed)] = injected[job]
+            for stem, index in map_names(job).items():
+                arrays[join(config.key, stem)] = maps[job] if index < 0 else maps[job][index]
+        record = {"data_fingerprint": metas[config.key]["fingerprint"], "methods": status}
+        texts[join(config.key, "status.json")] = dumps_json(record)
+    write_array_dir(study_embeddings_dir(root, name), arrays, texts)
+    print(f"[supplement_embed {name}] {len(maps)} maps, {len(skipped)} skipped, "
+          f"{len(configs)} input(s)", flush=True)
