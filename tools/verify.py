@@ -1,10 +1,11 @@
 """The reviewer's verdict: does a fresh clone of HEAD rebuild every committed output byte for byte?
 
 Clones HEAD into a scratch folder, brings in the imports (toorPIA's maps, the published
-tables: tools/imports.py), runs ``dvc repro`` with the run-cache off (every stage really runs),
-then prints one row per committed output: identical or not, and why not. The exit status is
-the verdict: 0 only when every output and ``dvc.lock`` came back identical and
-``dvc status --no-updates`` is clean.
+tables: tools/imports.py), runs ``dvc repro --force --no-run-cache`` (every stage of the
+pipeline really runs, the frozen scale study excepted: no output is taken from a cache or left
+standing because its inputs hash-match), then prints one row per committed output: identical
+or not, and why not. The exit status is the verdict: 0 only when every stage ran, every output
+and ``dvc.lock`` came back identical and ``dvc status --no-updates`` is clean.
 
 The clone uses this checkout's DVC cache, so objects fetched once (or copied there for offline
 work) are not fetched again; on a new machine that cache is empty and ``dvc pull`` fetches them.
@@ -26,6 +27,7 @@ import argparse
 import csv
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -82,6 +84,12 @@ def upstream(lock: dict, targets: list[str]) -> set[str]:
     return seen
 
 
+def frozen_stages(root: Path) -> set[str]:
+    """The stages ``dvc.yaml`` marks ``frozen`` (never rerun: the scale study's timings)."""
+    stages = yaml.safe_load((root / "dvc.yaml").read_text())["stages"]
+    return {name for name, entry in stages.items() if entry.get("frozen")}
+
+
 def committed_outputs(root: Path, targets: list[str] | None = None
                       ) -> tuple[list[str], list[str]]:
     """The pipeline's outputs that git tracks (dvc.lock lists every output; the cached ones are
@@ -132,12 +140,18 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
     problem = imports.fetch(clone, offline=offline)
     print(f"verify: {problem}" if problem else "verify: all imports present", flush=True)
 
-    print(f"verify: 2/3 dvc repro --no-run-cache {' '.join(targets or [])}", flush=True)
+    print(f"verify: 2/3 dvc repro --force --no-run-cache {' '.join(targets or [])}", flush=True)
     start = time.monotonic()
-    repro_failed = dvc(clone, "repro", "--no-run-cache", *(targets or []),
-                       log=workdir / "repro.log") != 0
+    log = workdir / "repro.log"
+    repro_failed = dvc(clone, "repro", "--force", "--no-run-cache", *(targets or []),
+                       log=log) != 0
+    ran = set(re.findall(r"^Running stage '([^']+)'", log.read_text(), flags=re.M))
+    lock = yaml.safe_load((clone / "dvc.lock").read_text())
+    expected = {name for name in (upstream(lock, targets) if targets else lock["stages"])
+                if name not in frozen_stages(clone)}
     print(f"verify: dvc repro {'FAILED' if repro_failed else 'done'} in "
-          f"{time.monotonic() - start:.0f} s (log: {workdir / 'repro.log'})", flush=True)
+          f"{time.monotonic() - start:.0f} s, {len(ran)} of {len(expected)} stages ran "
+          f"(log: {log})", flush=True)
 
     print("verify: 3/3 committed outputs against HEAD", flush=True)
     table = Path("results") / "skipped_methods.csv"
@@ -158,6 +172,8 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
     if not status_clean:
         rows.append(("(dvc status --no-updates)", "not clean",
                      "pipeline not up to date after dvc repro"))
+    for name in sorted(expected - ran):
+        rows.append((f"(stage {name})", "not run", "dvc repro did not run it"))
     ok = not repro_failed and status_clean and all(r[1] == "identical" for r in rows)
     return ok, rows, newly_skipped
 

@@ -25,7 +25,7 @@ from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
 from drfidelity.studies.registry import Config, Study, input_meta, map_names, study_of_table
 from drfidelity.studies.scores import SCORES
-from drfidelity.studies.tables import AGGREGATED, TABLES
+from drfidelity.studies.tables import RUN_COLUMNS, TABLES
 
 
 def load_maps(jobs: tuple[Job, ...], folder: Path, fingerprint: str
@@ -58,12 +58,11 @@ def load_maps(jobs: tuple[Job, ...], folder: Path, fingerprint: str
     return runs, skipped
 
 
-def score_config(spec: Study, config: Config, jobs: tuple[Job, ...], arrays: dict,
-                 folder: Path) -> list[dict]:
+def score_config(where: str, spec: Study, config: Config, jobs: tuple[Job, ...],
+                 arrays: dict, folder: Path) -> list[dict]:
     runs, skipped = load_maps(jobs, folder, input_meta(arrays)["fingerprint"])
     for label, reason in skipped.items():
-        print(f"[supplement_score {spec.name}] {label} on {config.key or spec.name} not run: "
-              f"{reason}", flush=True)
+        print(f"[{where}] {label} on {config.key or spec.name} not run: {reason}", flush=True)
     unsupported = spec.name == "addplot"
     rows = []
     for (job, _), metrics in zip(runs, SCORES[spec.name](config, arrays, runs)):
@@ -87,22 +86,20 @@ def score_tables(params: Params, stem: str, root: Path) -> None:
     where = f"supplement_score {stem}"
     for note in spec.notes(params):
         print(f"[{where}] {note}", flush=True)
-    rows, columns = [], ["method", "seed"]
+    rows, ids = [], []
     for config in spec.configs(params):
-        columns = [*config.ids, "method", "seed", "stochastic"]
+        ids = list(config.ids)
         jobs = spec.jobs_for(config, stem)
         if not jobs:
             continue
         arrays = read_array_dir(study_data_dir(root, spec.name) / config.key)
         maps = study_embeddings_dir(root, spec.name) / config.key
-        rows += score_config(spec, config, jobs, arrays, maps)
-    if rows:
-        tables = {name: table for name, table in TABLES[spec.name](params, pd.DataFrame(rows)).items()
-                  if name.startswith(f"{stem}_")}
-    else:
+        rows += score_config(where, spec, config, jobs, arrays, maps)
+    if not rows:
         print(f"[{where}] nothing to score: the tables hold their header only", flush=True)
-        tables = {f"{stem}_per_run.csv": pd.DataFrame(columns=columns),
-                  f"{stem}_aggregated.csv": pd.DataFrame(columns=["method", *AGGREGATED])}
-    for name, table in tables.items():
-        write_csv(results_dir(root) / name, table)
+    per_run = pd.DataFrame(rows) if rows else pd.DataFrame(
+        columns=[*ids, "method", "seed", "stochastic", *RUN_COLUMNS[spec.name]])
+    for name, table in TABLES[spec.name](params, per_run).items():
+        if name.startswith(f"{stem}_"):
+            write_csv(results_dir(root) / name, table)
     print(f"[{where}] {len(rows)} runs scored", flush=True)

@@ -119,6 +119,14 @@ def hyperparams(params: Params, per_run: pd.DataFrame) -> dict[str, pd.DataFrame
                 rows, ["dataset", "method", "knob", "value"], HYPERPARAM_METRICS, params)}
 
 
+#: per study, the columns its table functions read besides the ids, method, seed and stochastic
+#: (what a header-only table of a pair with no runs is made from)
+RUN_COLUMNS = {"addplot": ["supported", "note", *ADDPLOT_METRICS], "random_walk": ["n", "d"],
+               "sweep_outlier_factor": SWEEP_TABLES["outlier_factor"][1],
+               "sweep_minority_frac": SWEEP_TABLES["minority_frac"][1],
+               "noise_dims": NOISE_DIMS_METRICS,
+               "hyperparams": ["knob", "value", *HYPERPARAM_RUN_METRICS]}
+
 TABLES = {"addplot": addplot, "random_walk": random_walk,
           "sweep_outlier_factor": sweep("outlier_factor"),
           "sweep_minority_frac": sweep("minority_frac"), "noise_dims": noise_dims,
