@@ -9,17 +9,17 @@ from sklearn.manifold import trustworthiness
 from sklearn.neighbors import NearestNeighbors
 
 from drfidelity.metrics.coranking import (
-    auc_log_rnx,
-    b_nx,
-    coranking_matrix,
-    lcmc,
-    local_global_quality,
-    pointwise_quality,
-    q_nx,
-    r_nx,
-    rank_error_quality,
-    rank_error_quality_from_coranking,
-)
+                                          auc_log_rnx,
+                                          b_nx,
+                                          coranking_matrix,
+                                          lcmc,
+                                          local_global_quality,
+                                          pointwise_quality,
+                                          q_nx,
+                                          r_nx,
+                                          rank_error_quality,
+                                          rank_error_quality_from_coranking,
+                                          )
 from drfidelity.metrics.labels import knn_classification_accuracy
 from drfidelity.metrics.ranks import rank_matrix
 

@@ -16,6 +16,7 @@ import yaml
 
 from drfidelity.methods.dreams import FFT_FROM_N
 from drfidelity.pipeline import run_stage
+from drfidelity import scale
 from drfidelity.scale import study as scaling
 from drfidelity.core.params import load_params
 from drfidelity.report import style
@@ -29,7 +30,7 @@ SMALL = {"dataset": "clusters", "sizes": [250, 500], "d": 20, "data_seed": 0, "s
 
 def write_config(folder: Path, drop: str = "", **changes) -> Path:
     raw = {key: value for key, value in {**SMALL, **changes}.items() if key != drop}
-    path = folder / scaling.CONFIG_FILE
+    path = folder / scale.CONFIG_FILE
     path.write_text(yaml.safe_dump(raw))
     return path
 
@@ -39,7 +40,7 @@ def small_config(tmp_path: Path, **changes) -> scaling.ScaleConfig:
 
 
 def test_committed_config_is_the_issue_grid():
-    config = scaling.load_config(REPO / scaling.CONFIG_FILE)
+    config = scaling.load_config(REPO / scale.CONFIG_FILE)
     assert config.sizes == (1000, 2000, 5000, 10000, 20000)
     assert config.d == 50
     assert config.methods == tuple(load_params(REPO / "params.yaml").methods)
@@ -116,15 +117,15 @@ def test_stage_end_to_end(tmp_path, monkeypatch):
     write_config(tmp_path)
     (tmp_path / "results").mkdir()
     run_stage(load_params(REPO / "params.yaml"), "scale", None, root=tmp_path)
-    runs = pd.read_csv(tmp_path / "results" / scaling.RUNS_FILE)
+    runs = pd.read_csv(tmp_path / "results" / scale.RUNS_FILE)
     assert list(runs.columns) == list(scaling.COLUMNS)
     check_rows(runs.to_dict("records"))
-    exponents = pd.read_csv(tmp_path / "results" / scaling.EXPONENTS_FILE)
+    exponents = pd.read_csv(tmp_path / "results" / scale.EXPONENTS_FILE)
     wall = exponents.set_index(["subject", "quantity"]).loc[(scaling.ENGINE, "wall time")]
     done = runs[(runs["subject"] == scaling.ENGINE)]
     assert wall["exponent"] == pytest.approx(
         math.log(done["wall_s"].iloc[1] / done["wall_s"].iloc[0]) / math.log(2), abs=1e-9)
-    machine = json.loads((tmp_path / "results" / scaling.MACHINE_FILE).read_text())
+    machine = json.loads((tmp_path / "results" / scale.MACHINE_FILE).read_text())
     assert machine["numerics"] == "exact" and machine["cpu"]
 
     # the report: the figure is deterministic, the section quotes the rows
@@ -149,7 +150,7 @@ def test_study_on_a_dask_cluster(tmp_path, monkeypatch):
 
 
 def test_docs_quote_the_committed_knobs_and_rules():
-    config = scaling.load_config(REPO / scaling.CONFIG_FILE)
+    config = scaling.load_config(REPO / scale.CONFIG_FILE)
     text = " ".join((REPO / "docs" / "scale.md").read_text().split())
     for quoted in ("N = " + ", ".join(map(str, config.sizes)) + " points",
                    f"of the `{config.dataset}` generator", f"D = {config.d}",

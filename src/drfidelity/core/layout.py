@@ -53,11 +53,6 @@ def study_embeddings_dir(root: Path, study: str) -> Path:
     return root / "embeddings" / study
 
 
-def study_per_run_path(root: Path, study: str, config: str) -> Path:
-    """Per-run rows of one input of a study scored per main dataset (hyper-parameters)."""
-    return results_dir(root) / study / f"{config}.csv"
-
-
 def study_headline_path(root: Path, study: str) -> Path:
     """A study's headline medians, a DVC ``metrics`` file."""
     return results_dir(root) / "headline" / f"{study}.json"
@@ -83,6 +78,31 @@ def comparison_paths(root: Path, release: str) -> tuple[Path, Path]:
 
 def figures_dir(root: Path, dataset: str) -> Path:
     return root / "figures" / dataset
+
+
+def supplement_figures_dir(root: Path) -> Path:
+    """The supplements' figures and their ``facts.json``."""
+    return root / "figures" / "supplements"
+
+
+def report_paths(root: Path) -> tuple[Path, Path]:
+    """(REPORT.md, REPORT.html)."""
+    return root / "REPORT.md", root / "REPORT.html"
+
+
+def paper_paths(root: Path) -> tuple[Path, Path, Path]:
+    """The paper's generated parts: (tables folder, macros file, figures folder)."""
+    paper = root / "paper"
+    return paper / "tables", paper / "macros.tex", paper / "figures"
+
+
+def read_status(folder: Path, stage: str) -> dict:
+    """``status.json`` of a map folder (what each method made, with its seeds and settings, or
+    why it was skipped); FileNotFoundError naming ``stage`` when it is missing."""
+    path = folder / "status.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run the {stage} stage first")
+    return json.loads(path.read_text())
 
 
 def facts_path(root: Path, dataset: str) -> Path:
@@ -115,10 +135,7 @@ def load_embeddings(params: Params, root: Path, dataset: str
     """Per-method status and the embeddings by method and seed, refused when they were not
     made from the current data with the current methods and seeds."""
     base = embeddings_dir(root, dataset)
-    path = base / "status.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run the embed stage first")
-    record = json.loads(path.read_text())
+    record = read_status(base, "embed")
     status = record["methods"]
     if record["data_fingerprint"] != load_meta(params, dataset, root)["fingerprint"]:
         raise ValueError(f"embeddings/{dataset} were computed on other data than "

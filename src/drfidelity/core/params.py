@@ -229,13 +229,12 @@ def _number(raw: dict, key: str, where: str) -> float:
 
 
 def _snr(data: dict) -> float:
-    value = data.get("snr")
-    if isinstance(value, str) and value.strip().lower() in {"inf", ".inf", "infinity"}:
-        return math.inf
-    snr = _number(data, "snr", "data.snr")
-    if math.isnan(snr) or snr <= 0:
-        raise ParamsError(f"data.snr must be a positive power ratio or .inf (no noise), got {value!r}")
-    return snr
+    from drfidelity.core.validation import snr
+
+    try:
+        return snr("data.snr", _required(data, "snr", "data.snr"))
+    except ValueError as exc:
+        raise ParamsError(str(exc)) from None
 
 
 def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:

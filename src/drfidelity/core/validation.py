@@ -52,6 +52,23 @@ def real(name: str, value: object, *, low: float | None = None, high: float | No
     return value
 
 
+#: how ``snr`` may name "no noise" in params files and on the command line (``-S data.snr=inf``)
+NO_NOISE = ("inf", "+inf", ".inf", "infinity")
+
+
+def snr(name: str, value: object) -> float:
+    """A signal-to-noise power ratio in (0, inf]: ``inf`` (or one of :data:`NO_NOISE`) means no
+    noise. The one parser of an SNR (params.yaml, scale.yaml and the generators' argument)."""
+    if isinstance(value, str) and value.strip().lower() in NO_NOISE:
+        return math.inf
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a positive number or 'inf', got {value!r}")
+    ratio = float(value)
+    if math.isnan(ratio) or ratio <= 0:
+        raise ValueError(f"{name} must be > 0 (inf means no noise), got {ratio}")
+    return ratio
+
+
 def flag(name: str, value: object) -> bool:
     """``value`` if it is a ``bool`` (numpy bools included); anything else is an error."""
     if not isinstance(value, (bool, np.bool_)):

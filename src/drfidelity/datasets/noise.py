@@ -9,25 +9,17 @@ shape receives the same standard-normal matrix, scaled by its own sigma (as upst
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
-from drfidelity.core.validation import integer
+from drfidelity.core.validation import integer, snr
 
 INFINITE_SNR_KEY = 10**9
 
 
-def parse_snr(snr: object) -> float:
-    """SNR as a float in (0, inf]; ``"inf"`` is accepted. Zero, negative, NaN, bools fail."""
-    if isinstance(snr, str) and snr.strip().lower() in ("inf", "+inf", "infinity"):
-        return math.inf
-    if isinstance(snr, bool) or not isinstance(snr, numbers.Real):
-        raise ValueError(f"snr must be a positive number or 'inf', got {snr!r}")
-    value = float(snr)
-    if math.isnan(value) or value <= 0:
-        raise ValueError(f"snr must be > 0 (inf means no noise), got {value}")
-    return value
+def parse_snr(value: object) -> float:
+    """SNR as a float in (0, inf] (:func:`drfidelity.core.validation.snr`)."""
+    return snr("snr", value)
 
 
 def signal_variance(clean: np.ndarray) -> float:

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.spatial.distance import pdist
 
 from drfidelity.core.validation import (check_embedding, check_indices, check_input_space, check_labels,
-                                   check_memory)
+                                        check_memory)
 
 from . import bands
 from .cluster_scale import TightCluster, cluster_scale, select_tightest

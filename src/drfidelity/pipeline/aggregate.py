@@ -15,7 +15,7 @@ import pandas as pd
 from drfidelity.aggregation import aggregate_runs
 from drfidelity.core.files import write_csv
 from drfidelity.core.layout import (bridges_path, per_run_path, results_dir, skipped_path,
-                                        stability_path, study_per_run_path)
+                                    stability_path)
 from drfidelity.core.params import Params
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)

@@ -16,7 +16,7 @@ import pandas as pd
 from drfidelity.datasets.registry import DATASETS
 from drfidelity.core.files import dumps_json, read_array_dir, write_text
 from drfidelity.core.layout import (data_dir, facts_path, figures_dir, load_embeddings,
-                                        results_dir)
+                                    results_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report.figures import DatasetView, draw_all, figure_names
 from drfidelity.core.storage import atomic_write

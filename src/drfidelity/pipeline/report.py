@@ -17,7 +17,8 @@ import pandas as pd
 
 from drfidelity.core.registry import METHODS
 from drfidelity.core.files import dumps_json, write_array_dir, write_text
-from drfidelity.core.layout import facts_path, results_dir
+from drfidelity.core.layout import (facts_path, paper_paths, report_paths, results_dir,
+                                    supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report.content import TITLE, Inputs, findings, points_rule, report_blocks
 from drfidelity.report.document import to_html, to_markdown
@@ -64,7 +65,7 @@ def load_supplements(root: Path) -> Supplements:
         path = results_dir(root) / f"{name}.csv"
         if path.exists():
             tables[name] = pd.read_csv(path, float_precision="round_trip")
-    facts = root / "figures" / "supplements" / "facts.json"
+    facts = supplement_figures_dir(root) / "facts.json"
     return Supplements(tables, json.loads(facts.read_text()) if facts.exists() else None)
 
 
@@ -86,8 +87,9 @@ def run(params: Params, root: Path) -> None:
     inputs = Inputs(params, aggregated, skipped, facts, supplements)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
-    write_text(root / "REPORT.md", to_markdown(blocks))
-    write_text(root / "REPORT.html", to_html(blocks, title=TITLE))
+    markdown, html = report_paths(root)
+    write_text(markdown, to_markdown(blocks))
+    write_text(html, to_html(blocks, title=TITLE))
 
     tables = {f"{dataset}.tex": latex_table(f["table"], title=paper_title(dataset, params),
                                             caption_note=caption_note(params, f["skipped"]))
@@ -108,14 +110,14 @@ def run(params: Params, root: Path) -> None:
     for key in PAPER_SUPPLEMENT_FIGURES:
         if key in drawn:
             figures[f"supplement_{key}.png"] = (root / drawn[key]).read_bytes()
-    write_array_dir(root / "paper" / "tables", {}, tables)
-    write_text(root / "paper" / "macros.tex",
-               latex_macros(found, params, skipped_text, RECALL_K,
-                            supplement_macros(supplements)))
-    for stale in sorted((root / "paper" / "figures").glob("*.png")):
+    tables_dir, macros, figures_dir = paper_paths(root)
+    write_array_dir(tables_dir, {}, tables)
+    write_text(macros, latex_macros(found, params, skipped_text, RECALL_K,
+                                    supplement_macros(supplements)))
+    for stale in sorted(figures_dir.glob("*.png")):
         if stale.name not in figures:
             stale.unlink()
     for name, data in figures.items():
-        atomic_write(root / "paper" / "figures" / name, data)
+        atomic_write(figures_dir / name, data)
     print(f"[report] REPORT.md, REPORT.html, {len(tables)} paper tables, "
           f"{len(figures)} paper figures written", flush=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from drfidelity.scale import CONFIG_FILE, EXPONENTS_FILE, MACHINE_FILE, RUNS_FILE
 from drfidelity.scale import study as scaling
 from drfidelity.core.files import dumps_json, write_csv, write_text
 from drfidelity.core.layout import results_dir
@@ -21,11 +22,11 @@ TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
 
 def run(params: Params, root: Path) -> None:
-    config = scaling.load_config(root / scaling.CONFIG_FILE)
+    config = scaling.load_config(root / CONFIG_FILE)
     rows = scaling.run_study(config)
     folder = results_dir(root)
-    write_csv(folder / scaling.RUNS_FILE, pd.DataFrame(rows, columns=scaling.COLUMNS))
-    write_csv(folder / scaling.EXPONENTS_FILE, pd.DataFrame(scaling.exponents(rows)))
-    write_text(folder / scaling.MACHINE_FILE, dumps_json(scaling.machine()))
+    write_csv(folder / RUNS_FILE, pd.DataFrame(rows, columns=scaling.COLUMNS))
+    write_csv(folder / EXPONENTS_FILE, pd.DataFrame(scaling.exponents(rows)))
+    write_text(folder / MACHINE_FILE, dumps_json(scaling.machine()))
     ran = sum(row["status"] == "ok" for row in rows)
     print(f"[scale] {ran} of {len(rows)} measurements ran; results in {folder}", flush=True)

@@ -32,7 +32,7 @@ from drfidelity.metrics.timeseries import random_walk_readouts
 from drfidelity.core.registry import METHODS
 from drfidelity.core.files import read_array_dir, write_csv
 from drfidelity.core.layout import (bridges_path, data_dir, load_embeddings, per_run_path,
-                                        skipped_path, stability_path)
+                                    skipped_path, stability_path)
 from drfidelity.core.params import Params
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)

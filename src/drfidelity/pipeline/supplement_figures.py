@@ -23,7 +23,8 @@ import pandas as pd
 from drfidelity.core.registry import METHODS
 from drfidelity.metrics.labels import knn_label_accuracy
 from drfidelity.core.files import dumps_json, write_text
-from drfidelity.core.layout import results_dir
+from drfidelity.core.layout import (read_status, results_dir, study_data_dir,
+                                    study_embeddings_dir, supplement_figures_dir)
 from drfidelity.core.params import Params
 from drfidelity.scale import MACHINE_FILE
 from drfidelity.report import style
@@ -35,10 +36,6 @@ from drfidelity.core.storage import atomic_write
 from drfidelity.studies.tables import write_summaries
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
-
-
-def out_dir(root: Path) -> Path:
-    return root / "figures" / "supplements"
 
 
 def _table(root: Path, name: str) -> pd.DataFrame | None:
@@ -63,11 +60,10 @@ def lowest_seed_maps(folder: Path, suffixes: tuple[str, ...] = ("",)):
     ``maps[method]`` is one array, or a tuple of one per suffix (``("_fit", "_add")``); a
     method the study skipped, or whose map file is absent, is in ``skipped`` with the reason.
     """
-    path = folder / "status.json"
-    if not path.exists():
+    if not (folder / "status.json").exists():
         return None
     maps, seeds, skipped = {}, {}, {}
-    for method, entry in json.loads(path.read_text())["methods"].items():
+    for method, entry in read_status(folder, "supplement_embed")["methods"].items():
         if entry.get("status") != "ok" or not entry.get("seeds"):
             skipped[method] = entry.get("reason") or entry.get("status", "not run")
             continue
@@ -116,8 +112,8 @@ class Drawn:
 
 
 def _addplot(root: Path, drawn: Drawn) -> None:
-    data = _arrays(root / "data" / "addplot", "labels_fit", "add_anchor")
-    found = lowest_seed_maps(root / "embeddings" / "addplot", ("_fit", "_add"))
+    data = _arrays(study_data_dir(root, "addplot"), "labels_fit", "add_anchor")
+    found = lowest_seed_maps(study_embeddings_dir(root, "addplot"), ("_fit", "_add"))
     if data is None or found is None:
         return
     maps, seeds, skipped = found
@@ -127,12 +123,12 @@ def _addplot(root: Path, drawn: Drawn) -> None:
 
 
 def _random_walk(root: Path, drawn: Drawn) -> None:
-    data = _arrays(root / "data" / "random_walk", "X", "series", "t")
+    data = _arrays(study_data_dir(root, "random_walk"), "X", "series", "t")
     if data is None:
         return
     fig, facts = draw.geometry_explainer(data["X"], data["series"], data["t"])
     drawn.add("geometry_explainer", fig, **facts)
-    found = lowest_seed_maps(root / "embeddings" / "random_walk")
+    found = lowest_seed_maps(study_embeddings_dir(root, "random_walk"))
     if found is not None:
         maps, seeds, skipped = found
         drawn.add("trajectory_gallery",
@@ -153,9 +149,9 @@ def _sweeps(root: Path, drawn: Drawn) -> None:
         drawn.add(key, draw.sweep_curves(aggregated, knob, metrics, label, new),
                   new_methods=new)
     fractions = []
-    base = root / "embeddings" / "sweep_minority_frac"
+    base = study_embeddings_dir(root, "sweep_minority_frac")
     for folder in sorted(base.iterdir() if base.is_dir() else [], key=lambda p: -float(p.name)):
-        data = _arrays(root / "data" / "sweep_minority_frac" / folder.name, "labels",
+        data = _arrays(study_data_dir(root, "sweep_minority_frac") / folder.name, "labels",
                        "population")
         found = lowest_seed_maps(folder)
         if data is None or found is None:
@@ -170,7 +166,7 @@ def _sweeps(root: Path, drawn: Drawn) -> None:
 
 def _noise_dims(root: Path, drawn: Drawn) -> None:
     generic = _table(root, "dimsweep_aggregated")
-    data_root = root / "data" / "noise_dims"
+    data_root = study_data_dir(root, "noise_dims")
     # the inputs of the probe's own data seed (dim<D>; dim<D>_ds<s> are extra realisations)
     dims = sorted(int(p.name[3:]) for p in data_root.glob("dim*")
                   if p.name[3:].isdigit() and (p / "X.npy").exists()) if data_root.is_dir() else []
@@ -185,7 +181,7 @@ def _noise_dims(root: Path, drawn: Drawn) -> None:
                   ambient={str(d): v for d, v in ambient.items()})
     labels, maps, skipped = {}, {}, {}
     for dim in (d for d in GRID_DIMS if d in dims):
-        found = lowest_seed_maps(root / "embeddings" / "noise_dims" / f"dim{dim}")
+        found = lowest_seed_maps(study_embeddings_dir(root, "noise_dims") / f"dim{dim}")
         if found is None:
             continue
         labels[dim] = np.load(data_root / f"dim{dim}" / "labels.npy")
@@ -231,7 +227,7 @@ def run(params: Params, root: Path) -> None:
     _noise_dims(root, drawn)
     _tables_only(params, root, drawn)
     _scale(root, drawn)
-    folder = out_dir(root)
+    folder = supplement_figures_dir(root)
     files = {}
     for key, data in drawn.pngs.items():
         path = folder / f"{key}.png"

@@ -35,10 +35,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from drfidelity.scale import (COLUMNS, CONFIG_FILE, CONFIG_KEYS, ENGINE, EXPONENTS_FILE,  # noqa: F401
-                              MACHINE_FILE, MAX_REPEATS, MEMORY_FLOOR_MIB, MIN_TIMED_S, POLL_S,
-                              RUNS_FILE, TWICE_BELOW_S, WARMUP_N)
-from drfidelity.core.validation import integer, known_keys, one_of, real
+from drfidelity.core.validation import integer, known_keys, one_of, real, snr
+from drfidelity.scale import (COLUMNS, CONFIG_KEYS, ENGINE, MAX_REPEATS, MEMORY_FLOOR_MIB,
+                              MIN_TIMED_S, POLL_S, TWICE_BELOW_S, WARMUP_N)
 
 @dataclass(frozen=True)
 class Task:
@@ -102,13 +101,11 @@ def load_config(path: Path) -> ScaleConfig:
     if not sizes or list(sizes) != sorted(set(sizes)):
         raise ValueError(f"{where}.sizes must be increasing and non-empty, got {raw['sizes']}")
     methods = tuple(one_of(f"{where}.methods", m, METHODS) for m in raw["methods"])
-    snr = raw["snr"]
     return ScaleConfig(
         dataset=one_of(f"{where}.dataset", raw["dataset"], DATASETS), sizes=sizes,
         d=integer(f"{where}.d", raw["d"], 2),
         data_seed=integer(f"{where}.data_seed", raw["data_seed"], 0),
-        snr=math.inf if snr in ("inf", ".inf") else real(f"{where}.snr", snr, low=0.0,
-                                                         low_open=True),
+        snr=snr(f"{where}.snr", raw["snr"]),
         seed=integer(f"{where}.seed", raw["seed"], 0), methods=methods,
         budget_s=real(f"{where}.budget_s", raw["budget_s"], low=0.0, low_open=True),
         memory_gib=real(f"{where}.memory_gib", raw["memory_gib"], low=0.0, low_open=True))

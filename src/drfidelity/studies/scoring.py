@@ -12,14 +12,14 @@ with its header only.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from drfidelity.core.files import read_array_dir, write_csv
-from drfidelity.core.layout import results_dir, study_data_dir, study_embeddings_dir
+from drfidelity.core.layout import (read_status, results_dir, study_data_dir,
+                                    study_embeddings_dir)
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
@@ -32,10 +32,7 @@ def load_maps(jobs: tuple[Job, ...], folder: Path, fingerprint: str
               ) -> tuple[list[tuple], dict[str, str]]:
     """The (job, map) pairs of an input in job order and the skip reason per label, refused
     when the folder was made from other data or for other jobs."""
-    path = folder / "status.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: run the supplement_embed stage first")
-    record = json.loads(path.read_text())
+    record = read_status(folder, "supplement_embed")
     if record["data_fingerprint"] != fingerprint:
         raise ValueError(f"{folder} was computed on other data: run supplement_embed again")
     status = record["methods"]
