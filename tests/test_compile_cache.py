@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -130,6 +131,25 @@ def test_an_edited_kernel_file_is_compiled_again(read_only_runs, tmp_path):
         "drfidelity-distances", "drfidelity-distances", "drfidelity-pair_kernels",
         "drfidelity-rank_kernels"]
     assert not (other_home / ".cache").exists()
+
+
+def test_the_warm_up_command_says_what_it_compiled_and_where(read_only_runs, tmp_path):
+    home, _, _ = read_only_runs
+    done = subprocess.run([sys.executable, "-m", "drfidelity.metrics.warm"], capture_output=True,
+                          text=True, timeout=600, env=_environment(home))
+    assert done.returncode == 0 and done.stderr == ""
+    assert re.fullmatch(r"drfidelity: metric kernels ready in [0-9.]+ s \(0 compiled, [1-9]\d* "
+                        rf"loaded from {re.escape(str(home / '.cache' / 'numba'))}\)\n",
+                        done.stdout), done.stdout
+    # no writable cache folder: the kernels still work, compiled per process, and it is known
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    code = ("from drfidelity.metrics import pair_kernels, rank_kernels, distances; "
+            "from drfidelity.metrics.jit import cached; print(cached())")
+    env = _environment(home, cache_dir=blocked / "cache")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.stdout.split() == ["False"], done.stderr
 
 
 @pytest.mark.slow
