@@ -22,7 +22,7 @@ stamp="$venv/.drfidelity-lock.sha256"
 want="$(sha256sum "$lock" | cut -d' ' -f1)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     echo "setup-env: $venv is up to date with $(basename "$lock")"
-    "$venv/bin/python" -m drfidelity.metrics.warm
+    PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m drfidelity.metrics.warm
     exit 0
 fi
 
@@ -39,5 +39,6 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 echo "$want" > "$stamp"
 echo "setup-env: installed $(grep -c '^[a-zA-Z]' "$lock") locked packages into $venv"
 # Compile the metric engine's kernels into numba's on-disk cache now, so that the first score
-# is fast (see src/drfidelity/metrics/jit.py for where the cache lives).
-"$venv/bin/python" -m drfidelity.metrics.warm
+# is fast (src/drfidelity/metrics/jit.py says where that cache lives). Without .pyc files: the
+# warm-up is to leave nothing in the source tree.
+PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m drfidelity.metrics.warm
