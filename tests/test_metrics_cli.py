@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from drfidelity.metrics import score
 from drfidelity.metrics.cli import run
@@ -101,7 +102,7 @@ def test_cli_exit_2_one_line_and_debug_traceback(tmp_path):
 
 def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypatch):
     from drfidelity.core import validation
-    from drfidelity.metrics import engine
+    from drfidelity.metrics import inputs
 
     n = 200_000
     np.savez(tmp_path / "big.npz", X=np.random.default_rng(0).normal(size=(n, 3)))
@@ -109,7 +110,7 @@ def test_too_large_input_is_refused_before_allocating(tmp_path, capsys, monkeypa
     monkeypatch.setattr(validation, "available_memory", lambda: 16 * 2**30)
     assert run(tmp_path / "big.npz", tmp_path / "big.npy", None) == 2
     line = _one_error_line(capsys.readouterr().err, "N = 200,000", "GiB", "16.0 GiB")
-    per_pair = engine.BYTES_PER_PAIR_SPACE + engine.BYTES_PER_PAIR_SCORE  # X only: one space
+    per_pair = inputs.BYTES_PER_PAIR_SPACE + inputs.BYTES_PER_PAIR_SCORE  # X only: one space
     assert f"needs about {per_pair * n * (n - 1) / 2 / 2**30:.1f} GiB" in line
     done = _cli("score", tmp_path / "big.npz", tmp_path / "big.npy")  # this machine's memory
     assert done.returncode == 2
@@ -134,3 +135,111 @@ def test_one_line_folds_multi_line_messages():
     from drfidelity.cli import one_line
 
     assert one_line(ValueError("first\n\n  second  \nthird")) == "first | second | third"
+
+
+REFUSALS = [  # (what the case changes, words of the one error line)
+    ({"Y": "rows"}, "Y has shape (37, 2), expected (38, 2)"),
+    ({"Y": "columns"}, "Y has shape (38, 3), expected (38, 2)"),
+    ({"Y": "nan"}, "Y contains non-finite coordinates"),
+    ({"Y": "inf"}, "Y contains non-finite coordinates"),
+    ({"labels": "short"}, "labels must have shape (38,)"),
+    ({"labels": "fractions"}, "labels must hold integers"),
+    ({"outlier_idx": "outside"}, "outlier_idx must index points 0..37"),
+    ({"outlier_dir": "alone"}, "outlier_dir needs a non-empty outlier_idx"),
+    ({"population": "three"}, "population must hold 0"),
+    ({"X_truth": "rows"}, "truth has 37 rows but X has 38 points"),
+    ({"json": "missing folder"}, "does not exist"),
+    ({"json": "a folder"}, "is a folder"),
+]
+
+
+def _bad_case(tmp_path, case: dict, index: int):
+    """(data, embedding, json_out) files for one refusal case of :data:`REFUSALS`."""
+    rng = np.random.default_rng(index)
+    n = 38
+    X = rng.normal(size=(n, 5))
+    arrays = {"X": X, "labels": np.repeat([0, 1], n // 2), "outlier_idx": np.array([0, 1]),
+              "population": (np.arange(n) < 5).astype(int)}
+    Y = X[:, :2].copy()
+    kind = next(iter(case))
+    change = case[kind]
+    if kind == "Y":
+        Y = {"rows": Y[:-1], "columns": X[:, :3], "nan": np.where(np.eye(n, 2) > 0, np.nan, Y),
+             "inf": np.where(np.eye(n, 2) > 0, np.inf, Y)}[change]
+    elif kind == "labels":
+        arrays["labels"] = {"short": np.zeros(n - 1, int),
+                            "fractions": np.linspace(0, 1, n)}[change]
+    elif kind == "outlier_idx":
+        arrays["outlier_idx"] = np.array([3, n])
+    elif kind == "outlier_dir":
+        arrays["outlier_dir"] = np.array([0])
+        arrays["outlier_idx"] = np.array([], dtype=int)
+    elif kind == "population":
+        arrays["population"] = np.full(n, 3)
+    elif kind == "X_truth":
+        arrays["X_truth"] = X[:-1]
+    folder = tmp_path / f"case{index}"
+    folder.mkdir()
+    np.savez(folder / "data.npz", **arrays)
+    np.save(folder / "emb.npy", Y)
+    out = None
+    if kind == "json":
+        out = folder / "no-such-folder" / "row.json" if change == "missing folder" else folder
+    return folder / "data.npz", folder / "emb.npy", out
+
+
+def test_bad_input_is_refused_before_the_engine_is_imported(tmp_path):
+    """Every refusal happens before numba, the engine or its kernels are imported (so nothing
+    is compiled and no N^2 array is allocated): checked in a fresh interpreter per case."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from drfidelity.core import runtime; runtime.configure('fast'); "
+            "from drfidelity.metrics.cli import run; "
+            "code = run(sys.argv[1], sys.argv[2], None if sys.argv[3] == '-' else sys.argv[3]); "
+            "print(code, sorted(m for m in ('numba', 'scipy', 'drfidelity.metrics.engine', "
+            "'drfidelity.metrics.pair_kernels', 'drfidelity.metrics.rank_kernels', "
+            "'drfidelity.metrics.distances') if m in sys.modules))")
+    for index, (case, words) in enumerate(REFUSALS):
+        data, emb, out = _bad_case(tmp_path, case, index)
+        done = subprocess.run([sys.executable, "-c", code, data, emb, out or "-"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.stdout.split() == ["2", "[]"], (case, done.stdout, done.stderr)
+        _one_error_line(done.stderr, words)
+
+
+def test_the_cli_refuses_a_wrong_shape_map_without_compiling(tmp_path):
+    """``drfidelity score`` itself, with an empty numba cache: the refusal writes no kernel."""
+    import os
+    import subprocess
+    import sys
+
+    data, emb, _ = _bad_case(tmp_path, {"Y": "rows"}, 0)
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    done = subprocess.run([sys.executable, "-m", "drfidelity", "score", data, emb],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
+    assert done.returncode == 2 and done.stdout == ""
+    _one_error_line(done.stderr, "Y has shape (37, 2), expected (38, 2)")
+    assert list(cache.iterdir()) == []
+
+
+def test_the_packages_lazy_names_are_the_ones_static_readers_see():
+    """``drfidelity.metrics`` imports its engine on first use; the names it serves, their
+    modules and the TYPE_CHECKING imports (what tests/test_dvc_deps.py reads) agree."""
+    import ast
+    from pathlib import Path
+
+    import drfidelity.metrics as metrics
+
+    tree = ast.parse(Path(metrics.__file__).read_text())
+    static = {alias.name: node.module for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom) and node.level == 1
+              for alias in node.names}
+    assert static == metrics._HOMES and set(metrics.__all__) == set(static)
+    for name, module in static.items():
+        assert getattr(metrics, name).__module__ == f"drfidelity.metrics.{module}"
+    assert "Reference" in dir(metrics)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        getattr(metrics, "nope")

@@ -187,3 +187,15 @@ def test_percentiles_and_median_read_off_the_order_are_numpys():
             assert bands.percentile_thresholds(values, order) == bands.percentile_thresholds(values)
             assert (bands.first_mode_threshold(values, order)
                     == bands.first_mode_threshold(values))
+
+
+def test_strict_maxima_are_scipys_relative_maxima():
+    from scipy.signal import argrelmax
+
+    rng = np.random.default_rng(4)
+    cases = [rng.normal(size=300), np.round(rng.normal(size=300)),  # plateaus: no strict max
+             np.array([3.0, 1, 2, 1, 0, 5]), np.array([1.0]), np.zeros(7), np.arange(9.0)]
+    for values in cases:
+        for order in (1, 4, 10):
+            np.testing.assert_array_equal(bands.strict_maxima(values, order),
+                                          argrelmax(values, order=order)[0])

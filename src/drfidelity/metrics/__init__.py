@@ -8,13 +8,35 @@ The co-ranking family (Lee & Verleysen 2009) and the two-parameter rank-error qu
 (Lueks et al. 2011) share the rank kernel of ``ranks.py``.
 """
 
-from .coranking import (auc_log_rnx, b_nx, coranking_matrix, lcmc, local_global_quality,
-                        pointwise_quality, q_nx, r_nx, rank_error_quality,
-                        rank_error_quality_from_coranking)
-from .engine import Reference, score
-from .neighbours import continuity, neighbourhood_scores, recall_at_k, trustworthiness
+import importlib
+from typing import TYPE_CHECKING
 
-__all__ = ["Reference", "score", "neighbourhood_scores", "trustworthiness", "continuity",
-           "recall_at_k", "coranking_matrix", "q_nx", "b_nx", "r_nx", "auc_log_rnx", "lcmc",
-           "local_global_quality", "rank_error_quality", "rank_error_quality_from_coranking",
-           "pointwise_quality"]
+if TYPE_CHECKING:  # what __getattr__ imports on first use; static readers see it here
+    from .coranking import (auc_log_rnx, b_nx, coranking_matrix, lcmc, local_global_quality,
+                            pointwise_quality, q_nx, r_nx, rank_error_quality,
+                            rank_error_quality_from_coranking)
+    from .engine import Reference, score
+    from .neighbours import continuity, neighbourhood_scores, recall_at_k, trustworthiness
+
+_HOMES = {"Reference": "engine", "score": "engine", "neighbourhood_scores": "neighbours",
+          "trustworthiness": "neighbours", "continuity": "neighbours",
+          "recall_at_k": "neighbours", "coranking_matrix": "coranking", "q_nx": "coranking",
+          "b_nx": "coranking", "r_nx": "coranking", "auc_log_rnx": "coranking",
+          "lcmc": "coranking", "local_global_quality": "coranking",
+          "rank_error_quality": "coranking", "rank_error_quality_from_coranking": "coranking",
+          "pointwise_quality": "coranking"}
+__all__ = list(_HOMES)
+
+
+def __getattr__(name: str):
+    """Import the engine (numba, scipy) on first use: ``drfidelity score`` checks its inputs
+    before that, so bad input is refused in about a second."""
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -6,7 +6,6 @@ Bands are global: one absolute radius per reference vector, the pairs with ``d_r
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import argrelmax
 
 PERCENTILES = (5, 10, 20, 30, 50, 75, 100)
 
@@ -47,6 +46,19 @@ def percentile_thresholds(d_ref: np.ndarray, order: np.ndarray | None = None) ->
     return radii
 
 
+def strict_maxima(values: np.ndarray, order: int) -> np.ndarray:
+    """Indices i with values[i] above every value within ``order`` positions (positions past
+    an end read the end value): ``scipy.signal.argrelmax(values, order=order)[0]``, without
+    importing scipy.signal (half a second of every fresh process's start)."""
+    last = values.shape[0] - 1
+    index = np.arange(values.shape[0])
+    keep = np.ones(values.shape[0], dtype=bool)
+    for shift in range(1, order + 1):
+        keep &= values > values[np.minimum(index + shift, last)]
+        keep &= values > values[np.maximum(index - shift, 0)]
+    return np.flatnonzero(keep)
+
+
 def first_mode_threshold(d_ref: np.ndarray, order: np.ndarray | None = None
                          ) -> tuple[float, bool]:
     """Radius of the first-mode ("structure-adaptive") near band and whether it fell back.
@@ -62,7 +74,7 @@ def first_mode_threshold(d_ref: np.ndarray, order: np.ndarray | None = None
     box = np.full(SMOOTH_WIDTH, 1.0 / SMOOTH_WIDTH)
     once = np.convolve(counts.astype(np.float64), box, mode="same")
     smooth = np.convolve(once, box, mode="same")
-    (modes,) = argrelmax(smooth, order=MODE_ORDER)
+    modes = strict_maxima(smooth, MODE_ORDER)
     modes = modes[smooth[modes] >= MODE_REL_HEIGHT * smooth.max()]
     if modes.shape[0] >= 2:
         m0, m1 = modes[0], modes[1]

@@ -4,7 +4,8 @@ DATA.npz uses the layout of the reference ``inputs.npz`` files: ``X`` (required)
 ``X_truth``, ``labels``, ``outlier_idx``, ``outlier_dir``, ``population``. The output is one
 JSON object, column -> value in the engine's row order; non-finite values (NaN, and the -inf a
 log2 of 0 gives) are written as null, because JSON has no such numbers. Every way an input can
-be unreadable becomes one ValueError naming the file, so the command prints one line.
+be unreadable becomes one ValueError naming the file, so the command prints one line. Every
+input and the output path are checked before the engine (numba) is imported.
 """
 
 from __future__ import annotations
@@ -57,8 +58,17 @@ def read_npy(path: Path):
     return array
 
 
+def check_output(json_out: Path) -> None:
+    """ValueError unless ``json_out`` can be written: its folder exists, it is no folder."""
+    if json_out.is_dir():
+        raise ValueError(f"--json {json_out} is a folder, not a file name")
+    folder = json_out.parent
+    if not folder.is_dir():
+        raise ValueError(f"--json {json_out}: the folder {folder} does not exist")
+
+
 def _load(data_path: Path, embedding_path: Path) -> dict[str, float]:
-    from .engine import score
+    from .inputs import score_inputs
 
     arrays = read_npz(data_path)
     if "X" not in arrays:
@@ -66,7 +76,10 @@ def _load(data_path: Path, embedding_path: Path) -> dict[str, float]:
     Y = read_npy(embedding_path)
     options = {OPTIONAL_ARRAYS[name]: value for name, value in arrays.items()
                if name in OPTIONAL_ARRAYS}
-    return score(arrays["X"], Y, **options)
+    inputs, Y = score_inputs(arrays["X"], Y, **options)  # before numba is even imported
+    from .engine import Reference
+
+    return Reference._from_inputs(inputs, per_point=True).score(Y)
 
 
 def run(data_path: Path, embedding_path: Path, json_out: Path | None, *,
@@ -76,6 +89,8 @@ def run(data_path: Path, embedding_path: Path, json_out: Path | None, *,
     from drfidelity.core.console import user_error
 
     try:
+        if json_out is not None:
+            check_output(Path(json_out))
         row = _load(Path(data_path), Path(embedding_path))
         clean = {key: (value if math.isfinite(value) else None) for key, value in row.items()}
         text = json.dumps(clean, indent=2, allow_nan=False) + "\n"

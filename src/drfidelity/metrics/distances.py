@@ -9,8 +9,9 @@ matrix is ever held.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from scipy.spatial.distance import pdist
+
+from .jit import kernel
 
 ROW_BLOCK_ENTRIES = 1 << 22  # ~32 MB of float64 per row block
 
@@ -39,7 +40,7 @@ def pair_positions(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
     return row_start(lo, n) + (hi - lo - 1)
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _gather_rows(d, n, rows, out):
     for q in range(rows.shape[0]):
         i = rows[q]

@@ -21,12 +21,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.spatial.distance import pdist
 
-from drfidelity.core.validation import (check_embedding, check_indices, check_input_space, check_labels,
-                                        check_memory)
+from drfidelity.core.validation import check_embedding
 
 from . import bands
 from .cluster_scale import TightCluster, cluster_scale, select_tightest
 from .distances import condensed_distances, distance_rows
+from .inputs import ReferenceInputs, reference_inputs, score_inputs
 from .neighbours import K_VALUES, Neighbourhoods, neighbour_scores
 from .outliers import OutlierSet, OutlierSpace, outlier_metrics, outlier_set, outlier_space
 from .populations import population_weights
@@ -37,15 +37,6 @@ from .stress import BandStress, fidelity
 
 NEAR_MIN_PAIRS = 3
 OUTLIER_RHO = "outlier_shepard__vs_ambient"
-# Peak memory per pair of points, rounded up. Held per reference space: the float64 distances
-# (8), the int32 inverse sort order (4), the per-point pool table (2). Scoring a map adds its
-# float64 distances, sorted in place, and their int32 order (12); its per-space int32 map to
-# the reference order (4) and its recomputed distances (8) come after the sort's keys are gone.
-# Building a space needs 20 while sorting (distances, sorted copy, order). Measured at
-# N = 20 000 in benchmarks/README.md.
-BYTES_PER_PAIR_SPACE = 15
-BYTES_PER_PAIR_SCORE = 13
-
 
 def _rows_of(d: np.ndarray, n: int):
     return lambda rows: distance_rows(d, n, rows)
@@ -176,18 +167,25 @@ class Reference:
 
     def __init__(self, X, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None,
                  population=None, metric: str = "euclidean", per_point: bool = True):
-        X = check_input_space("X", X, metric)
-        n = self.n = X.shape[0]
-        if truth is not None:
-            truth = check_input_space("truth", truth, metric, n=n)
-        shared_truth = truth is not None and np.array_equal(truth, X)
-        spaces = 1 if truth is None or shared_truth else 2
-        check_memory(n, spaces * BYTES_PER_PAIR_SPACE + BYTES_PER_PAIR_SCORE, "scoring")
+        self._build(reference_inputs(X, truth=truth, labels=labels, outlier_idx=outlier_idx,
+                                     outlier_dir=outlier_dir, population=population,
+                                     metric=metric), per_point)
+
+    @classmethod
+    def _from_inputs(cls, inputs: ReferenceInputs, per_point: bool) -> "Reference":
+        """The reference of inputs already checked by :mod:`.inputs`."""
+        reference = cls.__new__(cls)
+        reference._build(inputs, per_point)
+        return reference
+
+    def _build(self, inputs: ReferenceInputs, per_point: bool) -> None:
+        X, truth, metric = inputs.X, inputs.truth, inputs.metric
+        n = self.n = inputs.n
         d_amb = condensed_distances(X, metric)
         self._ambient = _BandReference.build("vs_ambient", d_amb, n, per_point)
         self._truth = None
         d_truth = d_amb
-        if shared_truth:  # noise-free data: share the ambient work
+        if inputs.shared_truth:  # noise-free data: share the ambient work
             self._truth = replace(self._ambient, tag="vs_truth")
         elif truth is not None:
             d_truth = condensed_distances(truth, metric)
@@ -197,37 +195,24 @@ class Reference:
         if constant:
             warnings.warn("every point of X is at the same place (all distances are 0): "
                           "Spearman rho, stress, trustworthiness, continuity and recall are "
-                          "undefined (NaN)", RuntimeWarning, stacklevel=2)
+                          "undefined (NaN)", RuntimeWarning, stacklevel=3)
         self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax, constant=constant)
 
         self._tight: TightCluster | None = None
-        if labels is not None:
-            labels = check_labels("labels", labels, n)
-            if np.any(labels >= 0):
-                self._tight = select_tightest(d_truth, n, labels)
+        if inputs.labels is not None and np.any(inputs.labels >= 0):
+            self._tight = select_tightest(d_truth, n, inputs.labels)
 
         self._outliers: OutlierSet | None = None
         self._outlier_high: OutlierSpace | None = None
-        if outlier_idx is not None and np.asarray(outlier_idx).size:
-            idx = check_indices("outlier_idx", outlier_idx, n)
-            if idx.shape[0] >= n:
-                raise ValueError("outlier_idx must leave at least one bulk point")
-            dirs = None
-            if outlier_dir is not None:
-                dirs = check_labels("outlier_dir", outlier_dir, idx.shape[0])
-            self._outliers = outlier_set(n, idx, dirs)
+        if inputs.outlier_idx is not None:
+            self._outliers = outlier_set(n, inputs.outlier_idx, inputs.outlier_dir)
             self._ambient.add_families({OUTLIER_RHO: self._outliers.weights})
             coords = None if metric == "precomputed" else X
             self._outlier_high = outlier_space(self._outliers, _rows_of(d_amb, n), d_amb, n,
                                                coords)
-        elif outlier_dir is not None:
-            raise ValueError("outlier_dir needs a non-empty outlier_idx")
 
-        if population is not None:
-            population = check_labels("population", population, n)
-            if not np.isin(population, (0, 1)).all():
-                raise ValueError("population must hold 0 (majority) or 1 (minority) per point")
-            self._ambient.add_families(population_weights(population))
+        if inputs.population is not None:
+            self._ambient.add_families(population_weights(inputs.population))
 
     def score(self, Y) -> dict[str, float]:
         """Every metric column for the map Y.
@@ -302,7 +287,6 @@ def score(X, Y, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None, 
         Column -> value (see :meth:`Reference.score`). To score several maps of one dataset,
         build one :class:`Reference` and call its ``score`` per map.
     """
-    reference = Reference(X, truth=truth, labels=labels, outlier_idx=outlier_idx,
-                          outlier_dir=outlier_dir, population=population, metric=metric,
-                          per_point=per_point)
-    return reference.score(Y)
+    inputs, Y = score_inputs(X, Y, truth=truth, labels=labels, outlier_idx=outlier_idx,
+                             outlier_dir=outlier_dir, population=population, metric=metric)
+    return Reference._from_inputs(inputs, per_point).score(Y)

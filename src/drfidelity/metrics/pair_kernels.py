@@ -15,7 +15,8 @@ a sequence of numpy calls with N^2/2-long temporaries (single-threaded, like the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import kernel
 
 SPILL = 1 << 62  # integer sums are kept as hi * SPILL + lo with 0 <= lo < SPILL
 FANOUT = 2048  # buckets per level of the sort: its write heads stay in cache
@@ -23,7 +24,7 @@ SHORT_RUN = 48  # runs up to this size are sorted by insertion
 BLOCK = 4096  # 2-D positions whose subset table rows are gathered before they are used
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _insertion_sort(keys, index, lo, hi):
     """Sort the pairs (keys, index)[lo:hi] by key, then index, in place (short runs)."""
     for s in range(lo + 1, hi):
@@ -38,7 +39,7 @@ def _insertion_sort(keys, index, lo, hi):
         index[t] = j
 
 
-@njit(cache=False, inline="always")
+@kernel(inline="always")
 def _bucket(v, vmin, scale, spread, buckets):
     """floor((v - vmin) / spread * buckets), capped: never decreases as v grows."""
     if scale > 0:
@@ -46,7 +47,7 @@ def _bucket(v, vmin, scale, spread, buckets):
     return min(int((v - vmin) / spread * buckets), buckets - 1)
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _sort_pairs(keys, order, fanout, short_run):
     """Sort (keys, order) by key, then order, in place: most-significant-bucket first.
 
@@ -126,25 +127,25 @@ def sort_in_place(keys: np.ndarray, dtype=np.int32) -> np.ndarray:
     return order
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _gather(values, index, out):
     for q in range(index.shape[0]):
         out[q] = values[index[q]]
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _scatter(values, index, out):
     for q in range(index.shape[0]):
         out[index[q]] = values[q]
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _invert(order, inverse):
     for q in range(order.shape[0]):
         inverse[order[q]] = q
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _mark_groups(starts, ends, bits):
     for g in range(starts.shape[0]):
         for p in range(starts[g], ends[g] + 1):
@@ -179,7 +180,7 @@ def invert(order: np.ndarray) -> np.ndarray:
     return inverse
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _tie_groups(ordered, starts, ends):
     """Fill starts/ends (when long enough) and return the number of groups."""
     groups = 0
@@ -208,7 +209,7 @@ def tie_groups(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-@njit(cache=False, inline="always")
+@kernel(inline="always")
 def _popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
@@ -216,14 +217,14 @@ def _popcount(x):
     return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
-@njit(cache=False, inline="always")
+@kernel(inline="always")
 def _weight(row, s, shift):
     """Copies (0, 1, 2) of subset s at bit ``shift`` of a table row."""
     return np.int64(((row[2 * s] >> shift) & np.uint64(1))
                     + ((row[2 * s + 1] >> shift) & np.uint64(1)))
 
 
-@njit(cache=False, inline="always")
+@kernel(inline="always")
 def _below(row, s, subsets, p):
     """Copies of subset s at positions < p, from the table row of p's word."""
     mask = (np.uint64(1) << np.uint64(p & 63)) - np.uint64(1)
@@ -232,7 +233,7 @@ def _below(row, s, subsets, p):
             + _popcount(row[2 * s + 1] & mask))
 
 
-@njit(cache=False, inline="always")
+@kernel(inline="always")
 def _add(sums, row, col, value):
     lo = sums[row, col, 1] + value
     if lo >= SPILL:
@@ -241,7 +242,7 @@ def _add(sums, row, col, value):
     sums[row, col, 1] = lo
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied, high_starts,
                  high_ends, block, sums, totals):
     bands = band_sizes.shape[0]
@@ -340,7 +341,7 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied
     totals[:] = before
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _high_squares(length, band_sizes, table, subsets, high_starts, high_ends, sums):
     bands = band_sizes.shape[0]
     g = 0
@@ -395,7 +396,7 @@ def subset_sums(to_high, low_groups, band_sizes, table, subsets, high_ties, tied
     return exact, [int(t) for t in totals]
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _prefix_counts(bits, prefix):
     for w in range(bits.shape[0] - 1):
         for s in range(bits.shape[1]):
@@ -430,7 +431,7 @@ def pack_subsets(halves: list, length: int) -> tuple[np.ndarray, np.ndarray]:
     return bits, prefix
 
 
-@njit(cache=False, inline="always")
+@kernel(inline="always")
 def _pair_of(p, n):
     """(i, j), i < j, of condensed position p: row i starts at i n - i (i + 1) / 2."""
     b = 2.0 * n - 1.0
@@ -442,7 +443,7 @@ def _pair_of(p, n):
     return i, p - (i * n - i * (i + 1) // 2) + i + 1
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _pool_bits(order, n, sizes, bits):
     pools = bits.shape[1]
     seen = np.zeros(n, dtype=np.int64)  # pairs of each point met so far along the order
@@ -507,7 +508,7 @@ def split_table(table: np.ndarray, subsets: int) -> tuple[np.ndarray, np.ndarray
     return bits, counts[:, :subsets].astype(np.int64)
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _band_counts(a, radii, chunk, counts):
     bands = radii.shape[0]
     for i in range(a.shape[0]):
@@ -526,7 +527,7 @@ def band_counts(a: np.ndarray, radii: np.ndarray, chunk: int) -> np.ndarray:
     return counts
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _band_dots(a, b, radii, counts, alphas, chunk, mode, out):
     """Per band, the chunked np.dot sums of the band's compressed arrays (see band_dots)."""
     bands = radii.shape[0]

@@ -19,10 +19,11 @@ row, no sort of the row.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import kernel
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _nearest(keyed, out):
     """out[q] = the out.shape[1] smallest entries of row q, ascending, ties by index."""
     size = out.shape[1]
@@ -57,7 +58,7 @@ def nearest(keyed: np.ndarray, k: int) -> np.ndarray:
     return out[:, 1:]
 
 
-@njit(cache=False, nogil=True)
+@kernel(nogil=True)
 def _count_sorted(keyed, queries, columns, counts):
     """counts[q, s] += rho of column columns[q, s] (value queries[q, s], sorted ascending)."""
     width = queries.shape[1]
