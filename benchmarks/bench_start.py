@@ -207,6 +207,7 @@ def child_umap(n: int, d: int, cache_all: bool) -> None:
     from numba.core import event
 
     with event.install_recorder("numba:compile") as import_compiles:
+        from drfidelity.core.registry import METHODS
         from drfidelity.methods.umap_ import fit_umap
 
         import umap  # noqa: F401 - fit_umap imports it on first use; timed here instead
@@ -218,11 +219,11 @@ def child_umap(n: int, d: int, cache_all: bool) -> None:
     X, _, _ = _dataset(n, d)
     with event.install_recorder("numba:compile") as first_compiles:
         begin = time.perf_counter()
-        Y0 = fit_umap(X, 0)
+        Y0 = fit_umap(X, 0, **METHODS["UMAP"].defaults)
         first = time.perf_counter() - begin
     with event.install_recorder("numba:compile") as second_compiles:
         begin = time.perf_counter()
-        fit_umap(X, 1)
+        fit_umap(X, 1, **METHODS["UMAP"].defaults)
         second = time.perf_counter() - begin
     hits = sum(sum(k.stats.cache_hits.values()) for k in dispatchers)
     misses = sum(sum(k.stats.cache_misses.values()) for k in dispatchers)

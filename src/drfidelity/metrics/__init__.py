@@ -9,31 +9,24 @@ The co-ranking family (Lee & Verleysen 2009) and the two-parameter rank-error qu
 """
 
 import importlib
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # what __getattr__ imports on first use; static readers see it here
-    from .coranking import (auc_log_rnx, b_nx, coranking_matrix, lcmc, local_global_quality,
-                            pointwise_quality, q_nx, r_nx, rank_error_quality,
-                            rank_error_quality_from_coranking)
-    from .engine import Reference, score
-    from .neighbours import continuity, neighbourhood_scores, recall_at_k, trustworthiness
-
-_HOMES = {"Reference": "engine", "score": "engine", "neighbourhood_scores": "neighbours",
+#: public names defined in submodules, loaded on first access (PEP 562)
+_LAZY = {"Reference": "engine", "score": "engine", "neighbourhood_scores": "neighbours",
           "trustworthiness": "neighbours", "continuity": "neighbours",
           "recall_at_k": "neighbours", "coranking_matrix": "coranking", "q_nx": "coranking",
           "b_nx": "coranking", "r_nx": "coranking", "auc_log_rnx": "coranking",
           "lcmc": "coranking", "local_global_quality": "coranking",
           "rank_error_quality": "coranking", "rank_error_quality_from_coranking": "coranking",
           "pointwise_quality": "coranking"}
-__all__ = list(_HOMES)
+__all__ = list(_LAZY)
 
 
 def __getattr__(name: str):
     """Import the engine (numba, scipy) on first use: ``drfidelity score`` checks its inputs
     before that, so bad input is refused in about a second."""
-    if name not in _HOMES:
+    if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     globals()[name] = value
     return value
 
