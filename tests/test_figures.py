@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from drfidelity.methods import CANONICAL_ORDER
+from drfidelity.core.registry import METHODS
 from drfidelity.metrics import Reference
 from drfidelity.report import figures, style
 
@@ -68,8 +68,8 @@ def test_png_has_no_software_chunk_and_fixed_dpi():
 
 
 def test_every_method_has_its_own_colour():
-    colours = [style.method_color(m) for m in CANONICAL_ORDER]
-    assert len(set(colours)) == len(CANONICAL_ORDER)
+    colours = [style.method_color(m) for m in METHODS]
+    assert len(set(colours)) == len(METHODS)
     assert style.method_color("DREAMS") != style.method_color("not-a-method")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import subprocess
@@ -14,9 +15,9 @@ import numpy as np
 import pytest
 from canary import canary
 
-from drfidelity.methods import (CANONICAL_ORDER, METHODS, Method, NotOperable, SkipMethod, embed,
-                                embed_extend, get_method, mde, pcc_method)
 from drfidelity.core.registry import clamp_neighbours, clamp_perplexity
+from drfidelity.methods import (METHODS, NotOperable, SkipMethod, embed, embed_extend, get_method,
+                                mde, pcc_method)
 
 #: Fewer iterations where a knob allows; every other setting is the benchmark's.
 QUICK = {"PyMDE": {"max_iter": 60}, "PCC": {"num_epochs": 60}}
@@ -50,7 +51,7 @@ def digest(Y: np.ndarray) -> str:
 
 
 def test_registry_follows_canonical_order_and_spec_flags():
-    assert list(METHODS) == [m for m in CANONICAL_ORDER if m in METHODS]
+    assert list(METHODS) == ["PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "toorPIA"]
     stochastic = {name for name, m in METHODS.items() if m.stochastic}
     assert stochastic == {"PyMDE", "PCC", "t-SNE", "UMAP"}
     assert METHODS["t-SNE"].seeds(3) == [0, 1, 2] and METHODS["DREAMS"].seeds(3) == [0]
@@ -234,12 +235,27 @@ def test_bad_inputs_are_rejected(X):
         embed_extend(pca, X, X[:, :3], 0)
 
 
-def test_method_declares_out_of_sample_or_why_not():
-    with pytest.raises(ValueError, match="exactly one of `extend`"):
-        Method("X", stochastic=False, fit=lambda *a: None)
-    with pytest.raises(ValueError, match="exactly one of `extend`"):
-        Method("X", stochastic=False, fit=lambda *a: None, extend=lambda *a: None,
-               not_operable="no")
+@pytest.mark.parametrize("name", list(METHODS))
+def test_wrapper_takes_exactly_the_registered_settings(name):
+    """A method's settings are written once, in the registry: its wrapper's fit (and extend,
+    exactly when it is not declared not operable) takes them as keyword-only arguments without
+    defaults of its own."""
+    method = METHODS[name]
+    functions = [method.fit] + ([] if method.not_operable else [method.extend])
+    assert (method.extend is None) == bool(method.not_operable)
+    for function in functions:
+        keywords = {p.name: p.default for p in inspect.signature(function).parameters.values()
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        assert set(keywords) == set(method.defaults), function.__name__
+        assert all(d is inspect.Parameter.empty for d in keywords.values()), function.__name__
+
+
+def test_importing_the_registry_loads_no_wrapper():
+    code = ("import sys; import drfidelity.methods as m; m.METHODS['UMAP'].settings({}); "
+            "print(sorted(k for k in sys.modules if k.startswith('drfidelity.methods.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
 
 
 def test_clamps_keep_small_inputs_valid():

@@ -42,9 +42,9 @@ def with_change(path: str, value):
     ("methods", ["PCA", "tSNE"], "methods: unknown name.*tSNE"),
     ("methods", [], "methods must be a non-empty list"),
     ("methods", ["PCA", "PCA"], "lists a name twice"),
-    ("data.snr", -1.0, "data.snr must be a positive"),
-    ("data.snr", 0, "data.snr must be a positive"),
-    ("data.snr", "loud", "data.snr must be a number"),
+    ("data.snr", -1.0, r"data.snr must be > 0 \(inf means no noise\)"),
+    ("data.snr", 0, r"data.snr must be > 0 \(inf means no noise\)"),
+    ("data.snr", "loud", "data.snr must be a positive number or 'inf'"),
     ("data.snr", "1e-3", "YAML reads 1e-3 as a string"),
     ("data.n", 2.5, "data.n must be an integer"),
     ("data.n", True, "data.n must be an integer"),
@@ -57,8 +57,6 @@ def with_change(path: str, value):
     ("method_params.Spectral", {}, "method_params.Spectral: unknown name"),
     ("method_params.tSNE", {}, r"method_params.tSNE: unknown name \(did you mean 't-SNE'\?\)"),
     ("dataset_params.density", [1, 2], "dataset_params.density must be a mapping"),
-    ("dataset_params.clusters", {"n_cluster": 3},
-     r"unknown key dataset_params.clusters.n_cluster \(did you mean 'n_clusters'\?\)"),
     ("data.snrr", 4, r"unknown key data.snrr \(did you mean 'snr'\?\); known in data: d, n, "
                      "seed, snr"),
     ("seed", 5, r"unknown key seed \(did you mean 'seeds'\?\)"),
@@ -73,6 +71,18 @@ def with_change(path: str, value):
 def test_bad_values_name_the_key(path, value, message):
     with pytest.raises(ParamsError, match=message):
         parse_params(with_change(path, value))
+
+
+def test_a_datasets_knobs_are_checked_where_it_is_generated(tmp_path):
+    """Validating params loads no generator, so an unknown knob stops the dataset's own
+    generate stage (and any study generating it), before anything is written."""
+    from drfidelity.pipeline import run_stage
+
+    params = parse_params(with_change("dataset_params.clusters", {"n_cluster": 3}))
+    with pytest.raises(ValueError, match=r"unknown key dataset_params.clusters.n_cluster "
+                                         r"\(did you mean 'n_clusters'\?\)"):
+        run_stage(params, "generate", "clusters", root=tmp_path)
+    assert not any(tmp_path.iterdir())
 
 
 def test_inf_snr_is_accepted():

@@ -76,8 +76,8 @@ def assert_clear_error(result, message):
 @pytest.mark.parametrize("key, value, message", [
     ("datasets", ["density", "spirals"], "unknown name.*spirals"),
     ("methods", ["PCA", "Spectral"], "unknown name.*Spectral"),
-    ("data__snr", -2.0, "data.snr must be a positive"),
-    ("data__snr", "noisy", "data.snr must be a number"),
+    ("data__snr", -2.0, r"data.snr must be > 0 \(inf means no noise\)"),
+    ("data__snr", "noisy", "data.snr must be a positive number or .inf."),
     ("seeds", "three", "seeds must be an integer"),
     ("data__snrr", 4, r"unknown key data.snrr \(did you mean 'snr'\?\)"),
     ("method_params__UMAP__n_neighbors", -3, "method_params.UMAP.n_neighbors must be >= 2"),

@@ -16,13 +16,16 @@ import pytest
 import toorpia.client
 from fake_toorpia import MAP_NO, FakeToorpia
 
+from drfidelity.core.registry import METHODS
 from drfidelity.methods import EmbedContext, SkipMethod
 from drfidelity.methods.external import cache_path, store
 from drfidelity.methods.toorpia import ToorpiaUnavailable, extend_toorpia, fit_toorpia
 from drfidelity.core.storage import fingerprint
 
 KEY = "sk-live-DO-NOT-LEAK-4242"
-FAST = {"deadline_s": 10.0, "max_attempts": 2, "backoff_s": 0.0}
+#: the benchmark's toorPIA settings (the wrappers take every one), and quicker retries
+SETTINGS = dict(METHODS["toorPIA"].defaults)
+FAST = {**SETTINGS, "deadline_s": 10.0, "max_attempts": 2, "backoff_s": 0.0}
 
 
 @pytest.fixture
@@ -67,7 +70,7 @@ def endpoints(server: FakeToorpia) -> list[str]:
 def test_no_cache_no_key_skips_with_reason(monkeypatch, X, context):
     monkeypatch.delenv("TOORPIA_API_KEY", raising=False)
     with pytest.raises(SkipMethod) as skip:
-        fit_toorpia(X, 0, context)
+        fit_toorpia(X, 0, context, **SETTINGS)
     path = cache_path(context, "toorpia", "embedding", 0)
     pointer = path.parents[1].with_suffix(".dvc")
     assert str(skip.value) == (f"no map at {path} (`dvc pull {pointer}` brings the previous "
@@ -76,13 +79,13 @@ def test_no_cache_no_key_skips_with_reason(monkeypatch, X, context):
 
 def test_no_context_skips(X):
     with pytest.raises(SkipMethod, match="needs a context"):
-        fit_toorpia(X, 0, None)
+        fit_toorpia(X, 0, None, **SETTINGS)
 
 
 def test_legacy_mode_without_cache_is_not_refilled(keyed, monkeypatch, X, context):
     with serve(monkeypatch, "ok") as server:
         with pytest.raises(SkipMethod, match="'fit' cannot be refilled"):
-            fit_toorpia(X, 1, context, mode="fit")
+            fit_toorpia(X, 1, context, **{**SETTINGS, "mode": "fit"})
     assert server.requests == []
 
 
@@ -193,7 +196,8 @@ def test_server_that_never_answers_fails_within_the_deadline(keyed, monkeypatch,
     with serve(monkeypatch, "hang") as server:
         start = time.monotonic()
         with pytest.raises(ToorpiaUnavailable, match="no answer within 1 s") as error:
-            fit_toorpia(X, 0, context, deadline_s=deadline, max_attempts=1)
+            fit_toorpia(X, 0, context, **{**SETTINGS, "deadline_s": deadline,
+                                          "max_attempts": 1})
         elapsed = time.monotonic() - start
     assert elapsed < deadline + 1.0
     assert endpoints(server) == ["/auth/login", "/data/basemap_embedding"]
@@ -206,7 +210,8 @@ def test_backoff_grows_linearly(keyed, monkeypatch, X, context):
     monkeypatch.setattr("drfidelity.methods.toorpia.time.sleep", sleeps.append)
     with serve(monkeypatch, "error_500_json"):
         with pytest.raises(ToorpiaUnavailable):
-            fit_toorpia(X, 0, context, deadline_s=10.0, max_attempts=3, backoff_s=2.5)
+            fit_toorpia(X, 0, context, **{**SETTINGS, "deadline_s": 10.0, "max_attempts": 3,
+                                          "backoff_s": 2.5})
     assert sleeps == [2.5, 5.0]
 
 
@@ -216,15 +221,15 @@ def test_backoff_grows_linearly(keyed, monkeypatch, X, context):
                                           ({"wait_budget_s": 0}, "wait_budget_s")])
 def test_bad_settings_are_rejected(keyed, X, context, kwargs, name):
     with pytest.raises(ValueError, match=name):
-        fit_toorpia(X, 0, context, **kwargs)
+        fit_toorpia(X, 0, context, **{**SETTINGS, **kwargs})
 
 
 def test_bad_inputs_are_rejected_before_any_call(keyed, monkeypatch, X, context):
     with serve(monkeypatch, "ok") as server:
         with pytest.raises(ValueError, match=r"X must be an \(N, D\) matrix with N >= 1"):
-            fit_toorpia(X[0], 0, context)
+            fit_toorpia(X[0], 0, context, **SETTINGS)
         with pytest.raises(ValueError, match="X_add must have the 5 columns"):
-            extend_toorpia(X, X[:, :3], 0, context)
+            extend_toorpia(X, X[:, :3], 0, context, **SETTINGS)
     assert server.requests == []
 
 
@@ -256,8 +261,8 @@ def test_the_whole_wait_is_bounded_by_the_budget(keyed, monkeypatch, X, context)
     with serve(monkeypatch, "hang") as server:
         start = time.monotonic()
         with pytest.raises(ToorpiaUnavailable, match="before the wait budget ran out"):
-            fit_toorpia(X, 0, context, deadline_s=30.0, max_attempts=4, backoff_s=0.0,
-                        wait_budget_s=1.5)
+            fit_toorpia(X, 0, context, mode="embedding", deadline_s=30.0, max_attempts=4,
+                        backoff_s=0.0, wait_budget_s=1.5)
         elapsed = time.monotonic() - start
     assert elapsed < 3.0
     assert endpoints(server).count("/auth/login") == 1  # no second attempt: the budget is spent
@@ -268,6 +273,6 @@ def test_no_retry_whose_pause_would_outlast_the_budget(keyed, monkeypatch, X, co
     monkeypatch.setattr("drfidelity.methods.toorpia.time.sleep", sleeps.append)
     with serve(monkeypatch, "error_500_json"):
         with pytest.raises(ToorpiaUnavailable, match="no attempt 2: the wait budget of 5 s"):
-            fit_toorpia(X, 0, context, deadline_s=5.0, max_attempts=3, backoff_s=60.0,
-                        wait_budget_s=5.0)
+            fit_toorpia(X, 0, context, mode="embedding", deadline_s=5.0, max_attempts=3,
+                        backoff_s=60.0, wait_budget_s=5.0)
     assert sleeps == []

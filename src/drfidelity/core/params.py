@@ -222,19 +222,23 @@ def _integer(raw: dict, key: str, where: str, *, minimum: int) -> int:
 def _number(raw: dict, key: str, where: str) -> float:
     value = _required(raw, key, where)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        hint = " (write floats as 0.001 or 1.0e-3: YAML reads 1e-3 as a string)" \
-            if isinstance(value, str) else ""
-        raise ParamsError(f"{where} must be a number, got {value!r}{hint}")
+        raise ParamsError(f"{where} must be a number, got {value!r}{_yaml_hint(value)}")
     return float(value)
+
+
+def _yaml_hint(value: Any) -> str:
+    return (" (write floats as 0.001 or 1.0e-3: YAML reads 1e-3 as a string)"
+            if isinstance(value, str) else "")
 
 
 def _snr(data: dict) -> float:
     from drfidelity.core.validation import snr
 
+    value = _required(data, "snr", "data.snr")
     try:
-        return snr("data.snr", _required(data, "snr", "data.snr"))
+        return snr("data.snr", value)
     except ValueError as exc:
-        raise ParamsError(str(exc)) from None
+        raise ParamsError(f"{exc}{_yaml_hint(value)}") from None
 
 
 def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
