@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -80,6 +81,78 @@ def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedPr
 
 def stage(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     return run(["drfidelity", "stage", *args], root, check=check)
+
+
+def stage_here(root: Path, name: str, target: str | None = None, *,
+               jobs: int | None = None) -> None:
+    """``drfidelity stage name [target] [--jobs jobs]`` in this process, from ``root`` as DVC
+    runs it (what the command runs after parsing its arguments). The kernels numba compiled
+    for one stage then serve every later one; a fresh process compiles the metric engine
+    again (tens of seconds per score stage). The command line itself is tested through
+    :func:`stage`."""
+    from drfidelity import pipeline
+    from drfidelity.pipeline.params import load_params
+
+    with contextlib.chdir(root):
+        pipeline.run_stage(load_params(Path("params.yaml")), name, target, root=Path("."),
+                           jobs=jobs)
+
+
+#: the profile of the end-to-end tests' shared run (:func:`build_small_run`): two datasets
+#: (one with outliers), a deterministic, a graph-based, a seeded stochastic (two seeds) and a
+#: one-seed method, and toorPIA, skipped here (no cached map, no API key) as a user sees it
+SMALL_RUN = dict(data__n=200, data__d=24, datasets=["density", "outliers"], seeds=2,
+                 methods=["PCA", "Isomap", "t-SNE", "DREAMS", "toorPIA"],
+                 bootstrap__n_boot=100)
+#: the supplement targets of the shared run: every study (the hyper-parameter one per dataset,
+#: then its table)
+STUDY_TARGETS = ("addplot", "random_walk", "sweep_outlier_factor", "sweep_minority_frac",
+                 "noise_dims")
+
+
+def stage_cli(root: Path, name: str, target: str | None = None, *,
+              jobs: int | None = None) -> None:
+    """:func:`stage_here` through the command line, in a fresh process."""
+    stage(root, name, *([target] if target else []), *(["--jobs", str(jobs)] if jobs else []))
+
+
+def run_supplements(root: Path, studies=STUDY_TARGETS, *, jobs: int = 2,
+                    run_stage=stage_here) -> None:
+    """supplement_embed and supplement_score of ``studies``, then of the hyper-parameter
+    study (per dataset of params, then its table)."""
+    for study in studies:
+        run_stage(root, "supplement_embed", study, jobs=jobs)
+        run_stage(root, "supplement_score", study)
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    for dataset in params["supplements"]["hyperparams"]["datasets"]:
+        run_stage(root, "supplement_embed", f"hyperparams:{dataset}", jobs=jobs)
+        run_stage(root, "supplement_score", f"hyperparams:{dataset}")
+    run_stage(root, "supplement_score", "hyperparams")
+
+
+def build_small_run(root: Path, run_stage=stage_here) -> Path:
+    """The shared run: a :func:`workspace` of :data:`SMALL_RUN` through generate -> embed ->
+    score -> aggregate -> report, then every supplement, each embedding stage in a pool of
+    two workers (the tests of one job and of a Dask cluster compare against its maps)."""
+    workspace(root, **SMALL_RUN)
+    with contextlib.ExitStack() as stack:
+        if "TOORPIA_API_KEY" in os.environ:
+            stack.callback(os.environ.__setitem__, "TOORPIA_API_KEY",
+                           os.environ.pop("TOORPIA_API_KEY"))
+        for dataset in SMALL_RUN["datasets"]:
+            run_stage(root, "generate", dataset)
+            run_stage(root, "embed", dataset, jobs=2)
+            run_stage(root, "score", dataset)
+        run_stage(root, "aggregate")
+        run_stage(root, "report")
+        run_supplements(root, run_stage=run_stage)
+    return root
+
+
+def copy_run(root: Path, target: Path) -> Path:
+    """A copy of a workspace to change (small files; symlinks stay links)."""
+    shutil.copytree(root, target, symlinks=True)
+    return target
 
 
 def tree_digest(root: Path, *parts: str) -> dict[str, str]:
