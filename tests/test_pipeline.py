@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from types import SimpleNamespace
 from pathlib import Path
 
 import numpy as np
@@ -70,14 +72,26 @@ def assert_clear_error(result, message):
     ("data__snrr", 4, r"unknown key data.snrr \(did you mean 'snr'\?\)"),
     ("method_params__UMAP__n_neighbors", -3, "method_params.UMAP.n_neighbors must be >= 2"),
 ])
-def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message):
+def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message,
+                                                       capsys, monkeypatch):
+    """The command's own code in this process (its process start is tested with the errors
+    below): every stage refuses before it starts."""
+    from drfidelity import cli, pipeline, runtime
+
+    def started(parent):
+        raise AssertionError("the embed stage started")
+
+    monkeypatch.setattr(runtime, "die_with_parent", started)
     root = copy_of(small_run, tmp_path)
     before = tree_digest(root, *OUTPUTS)
     set_params(root, **{key: value})
-    for name in ("generate", "embed", "score"):
-        assert_clear_error(stage(root, name, "density", check=False), message)
-    for name in ("aggregate", "report"):
-        assert_clear_error(stage(root, name, check=False), message)
+    targets = {"dataset": ["density"], "study": ["addplot"], None: []}
+    with contextlib.chdir(root):
+        for name in pipeline.STAGES:
+            capsys.readouterr()
+            code = cli.main(["stage", name, *targets[pipeline.TARGETS[name]]])
+            assert_clear_error(SimpleNamespace(returncode=code, stdout="",
+                                               stderr=capsys.readouterr().err), message)
     assert tree_digest(root, *OUTPUTS) == before
 
 
