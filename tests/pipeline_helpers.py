@@ -116,7 +116,7 @@ def stage_cli(root: Path, name: str, target: str | None = None, *,
     stage(root, name, *([target] if target else []), *(["--jobs", str(jobs)] if jobs else []))
 
 
-def run_supplements(root: Path, studies=STUDY_TARGETS, *, jobs: int = 2,
+def run_supplements(root: Path, studies=STUDY_TARGETS, *, jobs: int = 1,
                     run_stage=stage_here) -> None:
     """supplement_embed and supplement_score of ``studies``, then of the hyper-parameter
     study (per dataset of params, then its table)."""
@@ -130,10 +130,10 @@ def run_supplements(root: Path, studies=STUDY_TARGETS, *, jobs: int = 2,
     run_stage(root, "supplement_score", "hyperparams")
 
 
-def build_small_run(root: Path, run_stage=stage_here) -> Path:
+def build_small_run(root: Path, run_stage=stage_here, jobs: int = 1) -> Path:
     """The shared run: a :func:`workspace` of :data:`SMALL_RUN` through generate -> embed ->
-    score -> aggregate -> report, then every supplement, each embedding stage in a pool of
-    two workers (the tests of one job and of a Dask cluster compare against its maps)."""
+    score -> aggregate -> report, then every supplement, ``jobs`` embedding jobs at a time
+    (one: in the calling process; a pool costs seconds per stage to start)."""
     workspace(root, **SMALL_RUN)
     with contextlib.ExitStack() as stack:
         if "TOORPIA_API_KEY" in os.environ:
@@ -141,11 +141,11 @@ def build_small_run(root: Path, run_stage=stage_here) -> Path:
                            os.environ.pop("TOORPIA_API_KEY"))
         for dataset in SMALL_RUN["datasets"]:
             run_stage(root, "generate", dataset)
-            run_stage(root, "embed", dataset, jobs=2)
+            run_stage(root, "embed", dataset, jobs=jobs)
             run_stage(root, "score", dataset)
         run_stage(root, "aggregate")
         run_stage(root, "report")
-        run_supplements(root, run_stage=run_stage)
+        run_supplements(root, jobs=jobs, run_stage=run_stage)
     return root
 
 

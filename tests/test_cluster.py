@@ -71,8 +71,9 @@ def small(small_run, tmp_path):
     return root
 
 
-def test_cluster_maps_are_byte_identical_to_the_local_pool(small, small_run):
-    """The shared run's maps were made in the local pool of two workers."""
+def test_cluster_maps_are_byte_identical_to_local_ones(small, small_run):
+    """The shared run made its maps here, one job at a time (the same bytes as the local
+    pool's: test_supplements.py::test_one_job_equals_two_jobs)."""
     remote = on_cluster(small)
     assert remote.returncode == 0, remote.stderr
     expected = tree_digest(small_run, f"embeddings/{DATASET}")

@@ -41,6 +41,8 @@ def test_outputs_have_the_documented_shape(small_run):
     skipped = pd.read_csv(small_run / "results" / "skipped_methods.csv")
     assert sorted(zip(skipped.dataset, skipped.method)) == [("density", "toorPIA"),
                                                             ("outliers", "toorPIA")]
+    for dataset, reason in zip(skipped.dataset, skipped.reason):
+        assert f"dvc pull external_embeddings/{dataset}/toorpia/embedding.dvc" in reason
     report = (small_run / "REPORT.md").read_text()
     assert "## Non-uniform density" in report and "## Off-subspace outliers" in report
     assert sorted(p.name for p in (small_run / "paper" / "tables").iterdir()) == [
@@ -49,7 +51,8 @@ def test_outputs_have_the_documented_shape(small_run):
 
 @pytest.mark.slow  # in the default suite, the shared run's stages run in the test process
 def test_the_command_line_in_fresh_processes_gives_the_shared_runs_bytes(small_run, tmp_path):
-    again = build_small_run(tmp_path / "again", run_stage=stage_cli)
+    """Every stage as DVC runs it, a pool of two workers per embedding stage."""
+    again = build_small_run(tmp_path / "again", run_stage=stage_cli, jobs=2)
     assert tree_digest(again, *OUTPUTS) == tree_digest(small_run, *OUTPUTS)
 
 
