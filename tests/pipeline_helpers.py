@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import yaml
@@ -104,10 +106,9 @@ def stage_here(root: Path, name: str, target: str | None = None, *,
 SMALL_RUN = dict(data__n=200, data__d=24, datasets=["density", "outliers"], seeds=2,
                  methods=["PCA", "Isomap", "t-SNE", "DREAMS", "toorPIA"],
                  bootstrap__n_boot=100)
-#: the supplement targets of the shared run: every study (the hyper-parameter one per dataset,
-#: then its table)
-STUDY_TARGETS = ("addplot", "random_walk", "sweep_outlier_factor", "sweep_minority_frac",
-                 "noise_dims")
+#: stages the shared run leaves out: drawing (tests/test_figures.py, test_supplement_figures.py
+#: and the slow report tests draw) and the comparison with the imported tables
+NOT_IN_SMALL_RUN = {"figures", "supplement_figures", "compare"}
 
 
 def stage_cli(root: Path, name: str, target: str | None = None, *,
@@ -116,36 +117,39 @@ def stage_cli(root: Path, name: str, target: str | None = None, *,
     stage(root, name, *([target] if target else []), *(["--jobs", str(jobs)] if jobs else []))
 
 
-def run_supplements(root: Path, studies=STUDY_TARGETS, *, jobs: int = 1,
-                    run_stage=stage_here) -> None:
-    """supplement_embed and supplement_score of ``studies``, then of the hyper-parameter
-    study (per dataset of params, then its table)."""
-    for study in studies:
-        run_stage(root, "supplement_embed", study, jobs=jobs)
-        run_stage(root, "supplement_score", study)
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    for dataset in params["supplements"]["hyperparams"]["datasets"]:
-        run_stage(root, "supplement_embed", f"hyperparams:{dataset}", jobs=jobs)
-        run_stage(root, "supplement_score", f"hyperparams:{dataset}")
-    run_stage(root, "supplement_score", "hyperparams")
+def pipeline_commands(root: Path) -> list[list[str]]:
+    """The ``drfidelity stage`` arguments of every stage of ``root``'s dvc.yaml (expanded for
+    its params) that the shared run makes, in an order DVC may run them; frozen stages left
+    out. Read from DVC, so a renamed or added stage needs no edit here."""
+    import networkx as nx
+    from dvc.repo import Repo
+
+    with warnings.catch_warnings(), Repo(str(root)) as repo:
+        warnings.simplefilter("ignore", DeprecationWarning)  # DVC's own use of pygtrie
+        stages = [s for s in reversed(list(nx.topological_sort(repo.index.graph)))
+                  if not s.frozen]
+        commands = [shlex.split(s.cmd) for s in stages]
+    assert all(command[:2] == ["drfidelity", "stage"] for command in commands), commands
+    return [command[2:] for command in commands if command[2] not in NOT_IN_SMALL_RUN]
+
+
+def run_commands(root: Path, commands: list[list[str]], *, jobs: int = 1,
+                 run_stage=stage_here) -> None:
+    """Run each ``[name, target?]`` of ``commands``, ``jobs`` embedding jobs at a time."""
+    for name, *target in commands:
+        run_stage(root, name, *target, jobs=jobs)
 
 
 def build_small_run(root: Path, run_stage=stage_here, jobs: int = 1) -> Path:
-    """The shared run: a :func:`workspace` of :data:`SMALL_RUN` through generate -> embed ->
-    score -> aggregate -> report, then every supplement, ``jobs`` embedding jobs at a time
-    (one: in the calling process; a pool costs seconds per stage to start)."""
+    """The shared run: a :func:`workspace` of :data:`SMALL_RUN` through every stage of
+    :func:`pipeline_commands`, ``jobs`` embedding jobs at a time (one: in the calling
+    process; a pool costs seconds per stage to start)."""
     workspace(root, **SMALL_RUN)
     with contextlib.ExitStack() as stack:
         if "TOORPIA_API_KEY" in os.environ:
             stack.callback(os.environ.__setitem__, "TOORPIA_API_KEY",
                            os.environ.pop("TOORPIA_API_KEY"))
-        for dataset in SMALL_RUN["datasets"]:
-            run_stage(root, "generate", dataset)
-            run_stage(root, "embed", dataset, jobs=jobs)
-            run_stage(root, "score", dataset)
-        run_stage(root, "aggregate")
-        run_stage(root, "report")
-        run_supplements(root, jobs=jobs, run_stage=run_stage)
+        run_commands(root, pipeline_commands(root), jobs=jobs, run_stage=run_stage)
     return root
 
 

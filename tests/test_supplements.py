@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from drfidelity.comparison import exempt
-from pipeline_helpers import (REPO, copy_run, run_supplements, set_params, stage, stage_here,
-                              tree_digest)
+from pipeline_helpers import (REPO, copy_run, pipeline_commands, run_commands, set_params,
+                              stage, tree_digest)
 from test_results import tolerance
 
 EXACT = ("PCA", "Isomap", "t-SNE", "toorPIA", "toorPIA-embedding")
@@ -148,20 +148,21 @@ def test_hyperparams_reuse_the_main_maps_at_the_defaults(small_run):
 def test_one_job_equals_two_jobs(small_run, tmp_path):
     """The shared run made its maps one job at a time, in this process; a pool of two workers
     gives the same bytes: for a main dataset, for a study of several inputs, and for the
-    hyper-parameter study, which reuses the main maps (their tables too). Every study in a
-    pool: the slow test_the_command_line_in_fresh_processes_gives_the_shared_runs_bytes."""
+    hyper-parameter study (their tables too). Every stage in a pool: the slow
+    test_the_command_line_in_fresh_processes_gives_the_shared_runs_bytes."""
     root = copy_run(small_run, tmp_path / "two-jobs")
-    studies = ("noise_dims",)
-    maps = ["embeddings/outliers", "embeddings/hyperparams",
-            *(f"embeddings/{study}" for study in studies)]
+    maps = ["embeddings/outliers", "embeddings/noise_dims", "embeddings/hyperparams"]
     tables = [f"results/{name}" for name in ("dimsweep_per_run.csv", "dimsweep_aggregated.csv",
                                              "hyperparam_sensitivity_per_run.csv")]
     for part in maps:
         shutil.rmtree(root / part)
     for part in tables:
         (root / part).unlink()
-    stage_here(root, "embed", "outliers", jobs=2)
-    run_supplements(root, studies, jobs=2)
+    commands = [command for command in pipeline_commands(root)
+                if command == ["embed", "outliers"]
+                or any(study in word for study in ("noise_dims", "hyperparams")
+                       for word in command)]
+    run_commands(root, commands, jobs=2)
     for part in maps:
         expected = tree_digest(small_run, part)
         assert len(expected) > 2 and tree_digest(root, part) == expected, part
@@ -174,7 +175,7 @@ def test_removing_a_method_or_a_seed_updates_every_table(small_run, tmp_path):
     set_params(root, methods=["PCA", "t-SNE"], seeds=1)
     stale = stage(root, "supplement_score", "sweep_outlier_factor", check=False)
     assert stale.returncode == 2 and "supplement_embed again" in stale.stderr
-    run_supplements(root)
+    run_commands(root, pipeline_commands(root))
     for name in PER_RUN_KEYS:
         before = read(small_run / "results" / name)
         table = read(root / "results" / name)
