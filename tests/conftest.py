@@ -15,7 +15,7 @@ runtime.configure("exact")
 
 import pytest  # noqa: E402
 
-from pipeline_helpers import REPO, import_pointers, run  # noqa: E402
+from pipeline_helpers import REPO, build_small_run, import_pointers, run, tree_digest  # noqa: E402
 
 SHARED = Path(os.environ.get("DRFIDELITY_SHARED", REPO.parent / "shared"))
 REFERENCE = SHARED / "reference-v1.3.0"
@@ -42,6 +42,34 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         if "reference_dir" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared)
+
+
+def published_folder(shared_name: str, imported_name: str) -> Path:
+    """A folder of the previous release's published files: ``../shared``'s copy, else the
+    DVC import that ``tools/imports.py`` restores (the same bytes, as
+    test_checkout_restores_the_published_tables_byte_for_byte checks), else a skip (a failure
+    under CI)."""
+    if (REFERENCE / shared_name).is_dir():
+        return REFERENCE / shared_name
+    from imports import is_present, pointers  # tools/imports.py
+
+    [pointer] = [p for p in pointers(REPO) if p.out.name == imported_name]
+    if is_present(REPO, pointer):
+        return REPO / pointer.out
+    missing_shared(f"neither {REFERENCE / shared_name} nor the import {pointer.out} is there "
+                   "(python tools/imports.py restores it)")
+
+
+@pytest.fixture(scope="session")
+def published_results() -> Path:
+    """The previous release's ``results/`` tables (see :func:`published_folder`)."""
+    return published_folder("published_results", "results")
+
+
+@pytest.fixture(scope="session")
+def published_paper_tables() -> Path:
+    """The previous release's ``paper/tables/`` (see :func:`published_folder`)."""
+    return published_folder("published_paper_tables", "paper_tables")
 
 
 @pytest.fixture(scope="session")
@@ -76,3 +104,14 @@ def imported_root(shared_imports: Path, tmp_path_factory) -> Path:
     status = json.loads(run(["dvc", "status", "--no-updates", "--json"], root).stdout or "{}")
     assert status == {}, f"dvc status after checkout is not clean: {status}"
     return root
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory):
+    """The end-to-end tests' one small pipeline run (``pipeline_helpers.build_small_run``):
+    a test that changes files works on a ``copy_run`` of it, and the run is checked unchanged
+    at the end of the session, so no test's outcome depends on another's."""
+    root = build_small_run(tmp_path_factory.mktemp("small-run"))
+    before = tree_digest(root, ".")
+    yield root
+    assert tree_digest(root, ".") == before, "a test changed the shared run; use copy_run"

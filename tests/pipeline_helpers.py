@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import yaml
@@ -80,6 +83,80 @@ def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedPr
 
 def stage(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     return run(["drfidelity", "stage", *args], root, check=check)
+
+
+def stage_here(root: Path, name: str, target: str | None = None, *,
+               jobs: int | None = None) -> None:
+    """``drfidelity stage name [target] [--jobs jobs]`` in this process, from ``root`` as DVC
+    runs it (what the command runs after parsing its arguments). The kernels numba compiled
+    for one stage then serve every later one; a fresh process compiles the metric engine
+    again (tens of seconds per score stage). The command line itself is tested through
+    :func:`stage`."""
+    from drfidelity import pipeline
+    from drfidelity.core.params import load_params
+
+    with contextlib.chdir(root):
+        pipeline.run_stage(load_params(Path("params.yaml")), name, target, root=Path("."),
+                           jobs=jobs)
+
+
+#: the profile of the end-to-end tests' shared run (:func:`build_small_run`): two datasets
+#: (one with outliers), a deterministic, a graph-based, a seeded stochastic (two seeds) and a
+#: one-seed method, and toorPIA, skipped here (no cached map, no API key) as a user sees it
+SMALL_RUN = dict(data__n=200, data__d=24, datasets=["density", "outliers"], seeds=2,
+                 methods=["PCA", "Isomap", "t-SNE", "DREAMS", "toorPIA"],
+                 bootstrap__n_boot=100)
+#: stages the shared run leaves out: drawing (tests/test_figures.py, test_supplement_figures.py
+#: and the slow report tests draw) and the comparison with the imported tables
+NOT_IN_SMALL_RUN = {"figures", "supplement_figures", "compare"}
+
+
+def stage_cli(root: Path, name: str, target: str | None = None, *,
+              jobs: int | None = None) -> None:
+    """:func:`stage_here` through the command line, in a fresh process."""
+    stage(root, name, *([target] if target else []), *(["--jobs", str(jobs)] if jobs else []))
+
+
+def pipeline_commands(root: Path) -> list[list[str]]:
+    """The ``drfidelity stage`` arguments of every stage of ``root``'s dvc.yaml (expanded for
+    its params) that the shared run makes, in an order DVC may run them; frozen stages left
+    out. Read from DVC, so a renamed or added stage needs no edit here."""
+    import networkx as nx
+    from dvc.repo import Repo
+
+    with warnings.catch_warnings(), Repo(str(root)) as repo:
+        warnings.simplefilter("ignore", DeprecationWarning)  # DVC's own use of pygtrie
+        stages = [s for s in reversed(list(nx.topological_sort(repo.index.graph)))
+                  if not s.frozen]
+        commands = [shlex.split(s.cmd) for s in stages]
+    assert all(command[:2] == ["drfidelity", "stage"] for command in commands), commands
+    return [command[2:] for command in commands if command[2] not in NOT_IN_SMALL_RUN]
+
+
+def run_commands(root: Path, commands: list[list[str]], *, jobs: int = 1,
+                 run_stage=stage_here) -> None:
+    """Run each ``[name, target?]`` of ``commands``, ``jobs`` embedding jobs at a time."""
+    for name, *target in commands:
+        run_stage(root, name, *target, jobs=jobs)
+
+
+def build_small_run(root: Path, run_stage=stage_here, jobs: int = 1) -> Path:
+    """The shared run: a :func:`workspace` of :data:`SMALL_RUN` through every stage of
+    :func:`pipeline_commands`, ``jobs`` embedding jobs at a time (one: in the calling
+    process; a pool costs seconds per stage to start)."""
+    workspace(root, **SMALL_RUN)
+    with contextlib.ExitStack() as stack:
+        if "TOORPIA_API_KEY" in os.environ:
+            stack.callback(os.environ.__setitem__, "TOORPIA_API_KEY",
+                           os.environ.pop("TOORPIA_API_KEY"))
+        run_commands(root, pipeline_commands(root), jobs=jobs, run_stage=run_stage)
+    return root
+
+
+def copy_run(root: Path, target: Path) -> Path:
+    """A copy of a workspace to change (small files; symlinks stay links)."""
+    shutil.copytree(root, target, symlinks=True)
+    return target
 
 
 def tree_digest(root: Path, *parts: str) -> dict[str, str]:

@@ -41,9 +41,9 @@ def test_aggregate_skips_all_nan_metrics_and_counts_finite_runs():
     assert (row.n_runs, row["median"], row["mean"], row["std"]) == (2, 1.5, 1.5, 0.5)
 
 
-def test_reproduces_published_aggregated_table(reference_dir):
+def test_reproduces_published_aggregated_table(published_results):
     """Aggregating the published per-run table gives the published aggregated table."""
-    published = reference_dir / "published_results"
+    published = published_results
     per_run = pd.read_csv(published / "metrics_per_run.csv", float_precision="round_trip")
     expected = pd.read_csv(published / "metrics_aggregated.csv", float_precision="round_trip")
     ours = aggregate_runs(per_run)

@@ -2,69 +2,62 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-import shutil
+from types import SimpleNamespace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline_helpers import run, set_params, stage, tree_digest, workspace
+from pipeline_helpers import (SMALL_RUN, build_small_run, copy_run, run, set_params, stage,
+                              stage_cli, stage_here, tree_digest, workspace)
 
-SMALL = dict(data__n=200, data__d=40, datasets=["density", "outliers"],
-             methods=["PCA", "Isomap"], bootstrap__n_boot=200)
 OUTPUTS = ("data", "embeddings", "results", "REPORT.md", "paper")
+TAG = "n{data__n}_d{data__d}_snr1".format(**SMALL_RUN)   # the shared run's configuration
+N, D = SMALL_RUN["data__n"], SMALL_RUN["data__d"]
 
 
-def run_all_stages(root, datasets=("density", "outliers")):
-    for name in ("generate", "embed", "score"):
-        for dataset in datasets:
-            stage(root, name, dataset)
-    stage(root, "aggregate")
-    stage(root, "report")
-
-
-@pytest.fixture(scope="module")
-def small_run(tmp_path_factory):
-    root = workspace(tmp_path_factory.mktemp("pipeline"), **SMALL)
-    run_all_stages(root)
-    return root
+def run_all_stages(root, datasets):
+    for dataset in datasets:
+        for name in ("generate", "embed", "score"):
+            stage_here(root, name, dataset)
+    stage_here(root, "aggregate")
+    stage_here(root, "report")
 
 
 def test_outputs_have_the_documented_shape(small_run):
     per_run = pd.read_csv(small_run / "results" / "metrics_per_run.csv")
     assert list(per_run.columns[:7]) == ["dataset", "snr", "method", "seed", "stochastic", "n", "d"]
-    assert sorted(zip(per_run.dataset, per_run.method)) == [
-        ("density", "Isomap"), ("density", "PCA"), ("outliers", "Isomap"), ("outliers", "PCA")]
+    runs = [("PCA", 0), ("Isomap", 0), ("t-SNE", 0), ("t-SNE", 1), ("DREAMS", 0)]
+    assert sorted(zip(per_run.dataset, per_run.method, per_run.seed)) == sorted(
+        (dataset, method, seed) for dataset in ("density", "outliers") for method, seed in runs)
     assert per_run.loc[per_run.dataset == "density", "outlier_shepard__vs_ambient"].isna().all()
     assert per_run.loc[per_run.dataset == "outliers", "outlier_shepard__vs_ambient"].notna().all()
     aggregated = pd.read_csv(small_run / "results" / "metrics_aggregated.csv")
-    assert set(aggregated.n_runs) == {1}
+    assert dict(aggregated.groupby("method").n_runs.unique().map(list)) == {
+        "PCA": [1], "Isomap": [1], "t-SNE": [2], "DREAMS": [1]}
+    skipped = pd.read_csv(small_run / "results" / "skipped_methods.csv")
+    assert sorted(zip(skipped.dataset, skipped.method)) == [("density", "toorPIA"),
+                                                            ("outliers", "toorPIA")]
+    for dataset, reason in zip(skipped.dataset, skipped.reason):
+        assert f"dvc pull external_embeddings/{dataset}/toorpia/embedding.dvc" in reason
     report = (small_run / "REPORT.md").read_text()
     assert "## Non-uniform density" in report and "## Off-subspace outliers" in report
     assert sorted(p.name for p in (small_run / "paper" / "tables").iterdir()) == [
-        "density.tex", "outliers.tex"]
+        "addplot.tex", "density.tex", "outliers.tex"]   # one per dataset, the add-plot test's
 
 
-@pytest.mark.slow  # covered in the default suite's stead by the slow clean-clone test
-def test_same_params_give_byte_identical_outputs_in_a_new_process(small_run, tmp_path):
-    again = workspace(tmp_path / "again", **SMALL)
-    run_all_stages(again)
+@pytest.mark.slow  # in the default suite, the shared run's stages run in the test process
+def test_the_command_line_in_fresh_processes_gives_the_shared_runs_bytes(small_run, tmp_path):
+    """Every stage as DVC runs it, a pool of two workers per embedding stage."""
+    again = build_small_run(tmp_path / "again", run_stage=stage_cli, jobs=2)
     assert tree_digest(again, *OUTPUTS) == tree_digest(small_run, *OUTPUTS)
 
 
-def test_embed_with_two_jobs_equals_one_job(small_run, tmp_path):
-    root = workspace(tmp_path / "jobs", **SMALL)
-    stage(root, "generate", "outliers")
-    stage(root, "embed", "outliers", "--jobs", "2")
-    assert tree_digest(root, "embeddings") == tree_digest(small_run, "embeddings/outliers")
-
-
 def copy_of(root, tmp_path):
-    target = tmp_path / "copy"
-    shutil.copytree(root, target, symlinks=True)
-    return target
+    return copy_run(root, tmp_path / "copy")
 
 
 def assert_clear_error(result, message):
@@ -82,14 +75,26 @@ def assert_clear_error(result, message):
     ("data__snrr", 4, r"unknown key data.snrr \(did you mean 'snr'\?\)"),
     ("method_params__UMAP__n_neighbors", -3, "method_params.UMAP.n_neighbors must be >= 2"),
 ])
-def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message):
+def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message,
+                                                       capsys, monkeypatch):
+    """The command's own code in this process (its process start is tested with the errors
+    below): every stage refuses before it starts."""
+    from drfidelity import cli, pipeline, runtime
+
+    def started(parent):
+        raise AssertionError("the embed stage started")
+
+    monkeypatch.setattr(runtime, "die_with_parent", started)
     root = copy_of(small_run, tmp_path)
     before = tree_digest(root, *OUTPUTS)
     set_params(root, **{key: value})
-    for name in ("generate", "embed", "score"):
-        assert_clear_error(stage(root, name, "density", check=False), message)
-    for name in ("aggregate", "report"):
-        assert_clear_error(stage(root, name, check=False), message)
+    targets = {"dataset": ["density"], "study": ["addplot"], None: []}
+    with contextlib.chdir(root):
+        for name in pipeline.STAGES:
+            capsys.readouterr()
+            code = cli.main(["stage", name, *targets[pipeline.TARGETS[name]]])
+            assert_clear_error(SimpleNamespace(returncode=code, stdout="",
+                                               stderr=capsys.readouterr().err), message)
     assert tree_digest(root, *OUTPUTS) == before
 
 
@@ -123,7 +128,7 @@ def test_stage_argument_errors(small_run):
 
 @pytest.mark.slow  # the clean-clone test also checks that a second repro runs nothing
 def test_dvc_repro_twice_runs_nothing_the_second_time(tmp_path):
-    root = workspace(tmp_path / "dvc", **{**SMALL, "datasets": ["clusters"]})
+    root = workspace(tmp_path / "dvc", **{**SMALL_RUN, "datasets": ["clusters"]})
     first = run(["dvc", "repro"], root)
     assert "Running stage 'report'" in first.stdout
     second = run(["dvc", "repro"], root)
@@ -174,8 +179,8 @@ def test_a_rejected_cache_is_one_line_naming_dataset_method_and_seed(small_run, 
     root = copy_of(small_run, tmp_path)
     before = tree_digest(root, *OUTPUTS)
     set_params(root, methods=["PCA", "toorPIA"])
-    other = np.zeros((200, 40))  # the cached map claims to belong to other data
-    store(np.zeros((200, 2)), other, EmbedContext(root, "density", "n200_d40_snr1"),
+    other = np.zeros((N, D))  # the cached map claims to belong to other data
+    store(np.zeros((N, 2)), other, EmbedContext(root, "density", TAG),
           "toorpia", "embedding", 0, {"endpoint": "test"})
     result = stage(root, "embed", "density", check=False)
     assert_clear_error(result, r"^drfidelity stage embed: error: embed density: 1 job\(s\) "
@@ -206,20 +211,22 @@ def test_clamped_values_are_recorded_as_used():
     assert used_settings(params, "DREAMS", 40)["perplexity"] == 13
 
 
-def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_path):
+def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_path, capsys):
     from drfidelity.methods import EmbedContext
     from drfidelity.methods.external import store
 
     root = copy_of(small_run, tmp_path)
+    set_params(root, methods=["PCA", "Isomap"])
     X = np.load(root / "data" / "density" / "X.npy")
-    Y = np.random.default_rng(7).normal(size=(200, 2))
-    path = store(Y, X, EmbedContext(root, "density", "n200_d40_snr1"), "pca", "embedding", 0,
+    Y = np.random.default_rng(7).normal(size=(N, 2))
+    path = store(Y, X, EmbedContext(root, "density", TAG), "pca", "embedding", 0,
                  {"source": "test"})
-    assert path == root / "external_embeddings/density/pca/embedding/n200_d40_snr1/seed0.npy"
-    result = stage(root, "embed", "density")
-    assert "PCA seed 0 injected from external_embeddings/density/pca/" in result.stdout
+    assert path == root / f"external_embeddings/density/pca/embedding/{TAG}/seed0.npy"
+    capsys.readouterr()
+    stage_here(root, "embed", "density", jobs=1)
+    assert "PCA seed 0 injected from external_embeddings/density/pca/" in capsys.readouterr().out
     assert np.array_equal(np.load(root / "embeddings/density/PCA/seed0.npy"), Y)
-    stage(root, "score", "density")
+    stage_here(root, "score", "density")
     rows = pd.read_csv(root / "results/per_run/density.csv").set_index("method")
     assert rows.columns[-1] == "injected"
     assert bool(rows.loc["PCA", "injected"]) and not bool(rows.loc["Isomap", "injected"])

@@ -45,8 +45,8 @@ PUBLISHED_FAILURES = {
 
 
 @pytest.fixture(scope="module")
-def published(reference_dir) -> pd.DataFrame:
-    return pd.read_csv(reference_dir / "published_results" / "metrics_aggregated.csv",
+def published(published_results) -> pd.DataFrame:
+    return pd.read_csv(published_results / "metrics_aggregated.csv",
                        float_precision="round_trip")
 
 
@@ -215,10 +215,11 @@ def value_cells(tex: str) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
-def test_deterministic_value_cells_equal_the_published_paper_tables(reference_dir, dataset):
+def test_deterministic_value_cells_equal_the_published_paper_tables(published_paper_tables,
+                                                                    dataset):
     ours = pd.read_csv(REPO / "results" / "metrics_aggregated.csv", float_precision="round_trip")
     mine = value_cells(latex_table(ranking_table(ours, dataset), title="t", caption_note="n"))
-    theirs = value_cells((reference_dir / "published_paper_tables" / f"{dataset}.tex").read_text())
+    theirs = value_cells((published_paper_tables / f"{dataset}.tex").read_text())
     compared = 0
     for method in ("toorPIA", "PCA", "Isomap"):
         if method in theirs and method in mine:

@@ -29,8 +29,8 @@ TOORPIA_ADDPLOT = ["9.702", "8.617", "1.000", "1.014", "1.730", "0.930"]
 
 
 @pytest.fixture(scope="module")
-def published(reference_dir) -> dict[str, pd.DataFrame]:
-    folder = reference_dir / "published_results"
+def published(published_results) -> dict[str, pd.DataFrame]:
+    folder = published_results
     return {n: pd.read_csv(folder / f"{n}.csv", float_precision="round_trip") for n in TABLES}
 
 
@@ -47,23 +47,23 @@ def tex_rows(tex: str) -> dict[str, list[str]]:
 
 
 def test_addplot_table_lists_all_eight_methods_and_matches_the_published_cells(
-        published, reference_dir):
+        published, published_paper_tables):
     table = addplot_table(published["addplot_aggregated"], published["addplot_per_run"])
     tex = latex_tabular(table, caption=addplot_caption(95), headers=ADDPLOT_LATEX_HEADERS)
     ours = tex_rows(tex)
-    theirs = tex_rows((reference_dir / "published_paper_tables" / "addplot.tex").read_text())
+    theirs = tex_rows((published_paper_tables / "addplot.tex").read_text())
     assert list(ours) == ["PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "toorPIA"]
     assert "toorPIA" not in theirs  # the previous release's generator dropped it
     for method in ("PCA", "Isomap", "UMAP", "DREAMS", "PyMDE", "PCC", "t-SNE"):
         assert ours[method] == theirs[method], method
     assert ours["toorPIA"] == TOORPIA_ADDPLOT
     header = next(l for l in tex.splitlines() if l.startswith("method &"))
-    assert header == theirs_header(reference_dir)
+    assert header == theirs_header(published_paper_tables)
     assert r"\label{tab:addplot}" in tex and "addplot\\_aggregated.csv" in tex
 
 
-def theirs_header(reference_dir: Path) -> str:
-    text = (reference_dir / "published_paper_tables" / "addplot.tex").read_text()
+def theirs_header(paper_tables: Path) -> str:
+    text = (paper_tables / "addplot.tex").read_text()
     return next(l for l in text.splitlines() if l.startswith("method &"))
 
 
@@ -157,8 +157,9 @@ def test_captions_quote_the_figure_facts(published):
     assert "![" in text and "figures/supplements/g.png" in text
 
 
-def test_report_stage_writes_the_supplements_and_the_addplot_table(reference_dir, tmp_path):
-    root = build_supplement_workspace(tmp_path / "ws", reference_dir / "published_results")
+def test_report_stage_writes_the_supplements_and_the_addplot_table(published_results,
+                                                                    tmp_path):
+    root = build_supplement_workspace(tmp_path / "ws", published_results)
     for name in ("metrics_aggregated.csv", "skipped_methods.csv", "scale_runs.csv",
                  "scale_exponents.csv", "scale_machine.json"):
         shutil.copyfile(REPO / "results" / name, root / "results" / name)

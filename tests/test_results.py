@@ -48,8 +48,8 @@ def compare_rows(ours: pd.DataFrame, published: pd.DataFrame, methods) -> int:
 
 
 @pytest.fixture(scope="module")
-def published(reference_dir):
-    return pd.read_csv(reference_dir / "published_results" / "metrics_per_run.csv",
+def published(published_results):
+    return pd.read_csv(published_results / "metrics_per_run.csv",
                        float_precision="round_trip")
 
 
@@ -166,20 +166,20 @@ def compare_table(ours: pd.DataFrame, published: pd.DataFrame, key: list[str],
     return compared
 
 
-def test_committed_stability_equals_the_published_table(reference_dir):
+def test_committed_stability_equals_the_published_table(published_results):
     """results/stability.csv: the 20 rows (5 datasets x 4 stochastic methods) of the previous
     release; t-SNE, whose seeded runs reproduce exactly, to 1e-9 in every column."""
     ours = pd.read_csv(REPO / "results" / "stability.csv", float_precision="round_trip")
-    published = pd.read_csv(reference_dir / "published_results" / "stability.csv",
+    published = pd.read_csv(published_results / "stability.csv",
                             float_precision="round_trip")
     assert compare_table(ours, published, ["dataset", "snr", "method"], ["t-SNE"]) == 5 * 8
 
 
-def test_committed_bridge_gaps_equal_the_published_table(reference_dir):
+def test_committed_bridge_gaps_equal_the_published_table(published_results):
     """results/bridge_gaps.csv: 16 transition maps x 7 bridges; the deterministic methods,
     t-SNE and toorPIA to 1e-9, torn flags included."""
     ours = pd.read_csv(REPO / "results" / "bridge_gaps.csv", float_precision="round_trip")
-    published = pd.read_csv(reference_dir / "published_results" / "bridge_gaps.csv",
+    published = pd.read_csv(published_results / "bridge_gaps.csv",
                             float_precision="round_trip")
     assert len(ours) == 16 * 7
     assert compare_table(ours, published, ["method", "seed", "bridge"], EXACT_METHODS) \

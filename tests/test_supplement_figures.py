@@ -89,9 +89,9 @@ def build_supplement_workspace(root: Path, published: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def drawn_root(reference_dir, tmp_path_factory) -> Path:
+def drawn_root(published_results, tmp_path_factory) -> Path:
     root = build_supplement_workspace(tmp_path_factory.mktemp("supp"),
-                                      reference_dir / "published_results")
+                                      published_results)
     stage.run(load_params(REPO / "params.yaml"), root)
     return root
 
@@ -124,8 +124,8 @@ def test_new_rows_are_flagged_from_the_tables(drawn_root, tmp_path):
     assert stage.new_methods(per_run.assign(new=["False", "True", "False"])) == []
 
 
-def test_new_methods_are_drawn_dashed_in_their_own_colour(reference_dir):
-    aggregated = pd.read_csv(reference_dir / "published_results" / "sweep_outliers_aggregated.csv")
+def test_new_methods_are_drawn_dashed_in_their_own_colour(published_results):
+    aggregated = pd.read_csv(published_results / "sweep_outliers_aggregated.csv")
     fig = draw.sweep_curves(aggregated, "outlier_factor", SWEEP_OUTLIER_METRICS, "factor",
                             new_methods=("PCC",))
     lines = {line.get_label(): line for line in fig.axes[0].get_lines() if line.get_label()[0] != "_"}

@@ -9,13 +9,16 @@ benchmark's maps where a job asks for the same map, and do not depend on the poo
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from drfidelity.comparison import exempt
-from pipeline_helpers import REPO, set_params, stage, tree_digest, workspace
+from pipeline_helpers import (REPO, copy_run, pipeline_commands, run_commands, set_params,
+                              stage, tree_digest)
 from test_results import tolerance
 
 EXACT = ("PCA", "Isomap", "t-SNE", "toorPIA", "toorPIA-embedding")
@@ -79,13 +82,13 @@ def compare(name: str, keys: list[str], published_dir) -> int:
 
 
 @pytest.mark.parametrize("name", sorted({**PER_RUN_KEYS, **AGGREGATED_KEYS}))
-def test_committed_table_equals_the_published_one_for_exact_methods(name, reference_dir):
+def test_committed_table_equals_the_published_one_for_exact_methods(name, published_results):
     keys = {**PER_RUN_KEYS, **AGGREGATED_KEYS}[name]
-    assert compare(name, keys, reference_dir / "published_results") > 20
+    assert compare(name, keys, published_results) > 20
 
 
-def test_thousands_of_cells_reproduce_exactly(reference_dir):
-    total = sum(compare(name, keys, reference_dir / "published_results")
+def test_thousands_of_cells_reproduce_exactly(published_results):
+    total = sum(compare(name, keys, published_results)
                 for name, keys in {**PER_RUN_KEYS, **AGGREGATED_KEYS}.items())
     assert total > 5000
 
@@ -109,97 +112,88 @@ def test_addplot_lists_every_method_with_the_unsupported_ones_explained():
                                     "toorPIA"}
 
 
-# ----------------------------------------------------------------- the stages on small data
+# ---------------------------------------------- the stages on small data (conftest's small_run)
 
-SMALL = dict(data__n=200, data__d=24, datasets=["density", "outliers"], seeds=2,
-             methods=["PCA", "Isomap", "t-SNE", "DREAMS"], bootstrap__n_boot=100)
-STUDIES = ("addplot", "random_walk", "sweep_outlier_factor", "sweep_minority_frac",
-           "noise_dims")
-
-
-def run_supplements(root, studies=STUDIES, jobs: str = "2") -> None:
-    for name in ("generate", "embed", "score"):
-        stage(root, name, "density")
-    for study in studies:
-        stage(root, "supplement_embed", study, "--jobs", jobs)
-        stage(root, "supplement_score", study)
-    stage(root, "supplement_embed", "hyperparams:density", "--jobs", jobs)
-    stage(root, "supplement_score", "hyperparams:density")
-    stage(root, "supplement_score", "hyperparams")
-
-
-@pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    root = workspace(tmp_path_factory.mktemp("supplements"), **SMALL)
-    set_params(root, datasets=["density"])
-    run_supplements(root)
-    stage(root, "aggregate")
-    return root
-
-
-def test_every_table_is_written_with_the_published_columns(small, reference_dir):
+def test_every_table_is_written_with_the_published_columns(small_run, published_results):
     for name in {**PER_RUN_KEYS, **AGGREGATED_KEYS}:
-        ours = read(small / "results" / name)
-        published = pd.read_csv(reference_dir / "published_results" / name, nrows=0)
+        ours = read(small_run / "results" / name)
+        published = pd.read_csv(published_results / name, nrows=0)
         legacy = {c for c in published.columns if "cluster_ratio" in c or c.startswith("osp")
                   or c.startswith("iso_rank") or c.startswith("log2_osp")}
         # the probe inputs have no outliers: their OSP block is absent, as in a fresh run
         assert set(published.columns) - legacy <= set(ours.columns), name
-    dims = read(small / "results" / "dimsweep_per_run.csv")
-    toorpia = dims[dims["method"] == "toorPIA"]
-    assert toorpia.empty  # no csvform maps at this size: skipped, not invented
+    # toorPIA runs on every noise-dims input, but has no csvform maps at this size: skipped,
+    # with the reason, not invented
+    dims = read(small_run / "results" / "dimsweep_per_run.csv")
+    assert set(dims["method"]) == {"PCA", "Isomap", "t-SNE", "DREAMS"}
+    status = json.loads((small_run / "embeddings/noise_dims/dim6/status.json").read_text())
+    assert status["methods"]["toorPIA"]["status"] == "skipped"
 
 
-def test_hyperparams_reuse_the_main_maps_at_the_defaults(small):
-    status = json.loads((small / "embeddings/hyperparams/density/status.json").read_text())
+def test_hyperparams_reuse_the_main_maps_at_the_defaults(small_run):
+    status = json.loads((small_run / "embeddings/hyperparams/density/status.json").read_text())
     reused = status["methods"]["t-SNE/perplexity=30"]["reused"]
     assert reused == {"0": "embeddings/density/t-SNE/seed0.npy",
                       "1": "embeddings/density/t-SNE/seed1.npy"}
     assert status["methods"]["t-SNE/perplexity=5"]["reused"] == {}
     for seed in (0, 1):
         np.testing.assert_array_equal(
-            np.load(small / f"embeddings/hyperparams/density/t-SNE/perplexity=30/seed{seed}.npy"),
-            np.load(small / f"embeddings/density/t-SNE/seed{seed}.npy"))
-    rows = read(small / "results" / "hyperparam_sensitivity_per_run.csv")
+            np.load(small_run / f"embeddings/hyperparams/density/t-SNE/perplexity=30/"
+                                f"seed{seed}.npy"),
+            np.load(small_run / f"embeddings/density/t-SNE/seed{seed}.npy"))
+    rows = read(small_run / "results" / "hyperparam_sensitivity_per_run.csv")
     assert sorted(rows["value"].unique()) == [5, 30]
 
 
-def test_one_job_equals_two_jobs(small, tmp_path):
-    again = workspace(tmp_path / "again", **SMALL)
-    set_params(again, datasets=["density"])
-    run_supplements(again, studies=("sweep_outlier_factor", "noise_dims"), jobs="1")
-    for study in ("sweep_outlier_factor", "noise_dims"):
-        assert tree_digest(again, f"embeddings/{study}") == tree_digest(small, f"embeddings/{study}")
-    for name in ("sweep_outliers_per_run.csv", "dimsweep_aggregated.csv",
-                 "hyperparam_sensitivity_per_run.csv"):
-        assert (again / "results" / name).read_bytes() == \
-            (small / "results" / name).read_bytes(), name
+def test_one_job_equals_two_jobs(small_run, tmp_path):
+    """The shared run made its maps one job at a time, in this process; a pool of two workers
+    gives the same bytes: for a main dataset, for a study of several inputs, and for the
+    hyper-parameter study (their tables too). Every stage in a pool: the slow
+    test_the_command_line_in_fresh_processes_gives_the_shared_runs_bytes."""
+    root = copy_run(small_run, tmp_path / "two-jobs")
+    maps = ["embeddings/outliers", "embeddings/noise_dims", "embeddings/hyperparams"]
+    tables = [f"results/{name}" for name in ("dimsweep_per_run.csv", "dimsweep_aggregated.csv",
+                                             "hyperparam_sensitivity_per_run.csv")]
+    for part in maps:
+        shutil.rmtree(root / part)
+    for part in tables:
+        (root / part).unlink()
+    commands = [command for command in pipeline_commands(root)
+                if command == ["embed", "outliers"]
+                or any(study in word for study in ("noise_dims", "hyperparams")
+                       for word in command)]
+    run_commands(root, commands, jobs=2)
+    for part in maps:
+        expected = tree_digest(small_run, part)
+        assert len(expected) > 2 and tree_digest(root, part) == expected, part
+    for part in tables:
+        assert (root / part).read_bytes() == (small_run / part).read_bytes(), part
 
 
-def test_removing_a_method_or_a_seed_updates_every_table(small, tmp_path):
-    import shutil
-
-    root = tmp_path / "fewer"
-    shutil.copytree(small, root, symlinks=True)
+def test_removing_a_method_or_a_seed_updates_every_table(small_run, tmp_path):
+    root = copy_run(small_run, tmp_path / "fewer")
     set_params(root, methods=["PCA", "t-SNE"], seeds=1)
     stale = stage(root, "supplement_score", "sweep_outlier_factor", check=False)
     assert stale.returncode == 2 and "supplement_embed again" in stale.stderr
-    run_supplements(root)
-    stage(root, "aggregate")
+    run_commands(root, pipeline_commands(root))
     for name in PER_RUN_KEYS:
+        before = read(small_run / "results" / name)
         table = read(root / "results" / name)
         if name.startswith("hyperparam"):
-            assert set(table["seed"]) == {0}
+            assert set(before["seed"]) == {0, 1} and set(table["seed"]) == {0}
+            continue
+        if name == "dimsweep_embedding_per_run.csv":  # toorPIA's embedding arm alone
+            assert before.empty and table.empty  # skipped here: no cached map
             continue
         if "supported" in table:  # the add-plot test lists the methods that cannot run
-            table = table[table["supported"]]
+            before, table = before[before["supported"]], table[table["supported"]]
+        assert {"Isomap", "DREAMS"} & set(before["method"]), name
         assert set(table["method"]) <= {"PCA", "t-SNE"}, name
         assert set(table["seed"]) <= {0}, name
 
 
 def test_unknown_or_bad_supplement_keys_are_named():
     from drfidelity.core.params import ParamsError, parse_params
-    import yaml
 
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
     bad = [({"noise_dim": {}}, r"unknown key supplements.noise_dim \(did you mean 'noise_dims'"),

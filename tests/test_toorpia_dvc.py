@@ -188,16 +188,19 @@ def test_unverified_legacy_cache_is_refused(imported_root):
 
 
 def test_pipeline_follows_the_maps(tmp_path, shared_imports):
-    """Without the maps `dvc repro` completes with toorPIA unavailable; once they are checked
-    out, DVC sees the embed stage changed, reruns it (and no generator), and the toorPIA row
-    appears; a tampered map then makes the stage stale again and is refused by name, and
-    removing the dataset's maps makes it stale too. The runs stop at ``aggregate``: the
-    supplements downstream add minutes and nothing about the maps."""
+    """Without the maps `dvc repro` makes the maps with toorPIA unavailable; once they are
+    checked out, DVC sees the embed stage changed, reruns it (and no generator), and the
+    toorPIA row appears; a tampered map then makes the stage stale again and is refused by
+    name, and removing the dataset's maps makes it stale too. The runs stop at ``embed``, then
+    at ``aggregate``: the supplements downstream add minutes and nothing about the maps, and
+    one score stage shows the row (a skipped method's row: the shared run's tests)."""
     root = workspace(tmp_path / "ws", datasets=["density"], methods=["PCA", "toorPIA"])
-    run(["dvc", "repro", "aggregate"], root)
-    [reason] = pd.read_csv(root / "results" / "skipped_methods.csv").reason
-    assert "dvc pull external_embeddings/density/toorpia/embedding.dvc" in reason
-    assert set(pd.read_csv(root / "results" / "metrics_per_run.csv").method) == {"PCA"}
+    run(["dvc", "repro", "embed@density"], root)
+    status = json.loads((root / "embeddings" / "density" / "status.json").read_text())
+    assert status["methods"]["PCA"]["status"] == "ok"
+    assert status["methods"]["toorPIA"]["status"] == "skipped"
+    assert "dvc pull external_embeddings/density/toorpia/embedding.dvc" in \
+        status["methods"]["toorPIA"]["reason"]
 
     fill_cache(root, shared_imports)
     run(["dvc", "checkout", "-q", "external_embeddings/density/toorpia/embedding.dvc"], root)
