@@ -9,10 +9,12 @@ export DVC_NO_ANALYTICS := 1
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
 
-repro: venv           ## bring in the previous release's imports (toorPIA's maps), then dvc repro
+repro: venv           ## bring in the imports (toorPIA's maps), recompute every stage, compare with git
 	-python tools/imports.py
-	dvc repro
+	dvc repro --force
 	dvc status --no-updates
+	git diff --exit-code --stat -- dvc.lock results figures paper REPORT.md REPORT.html
+	@echo "repro: every committed output came back byte for byte"
 
 verify: venv          ## the reviewer's verdict: a fresh clone of HEAD rebuilds every committed output?
 	python tools/verify.py

@@ -130,12 +130,11 @@ def test_every_table_is_written_with_the_published_columns(small_run, published_
     assert status["methods"]["toorPIA"]["status"] == "skipped"
 
 
-def test_hyperparams_reuse_the_main_maps_at_the_defaults(small_run):
-    status = json.loads((small_run / "embeddings/hyperparams/density/status.json").read_text())
-    reused = status["methods"]["t-SNE/perplexity=30"]["reused"]
-    assert reused == {"0": "embeddings/density/t-SNE/seed0.npy",
-                      "1": "embeddings/density/t-SNE/seed1.npy"}
-    assert status["methods"]["t-SNE/perplexity=5"]["reused"] == {}
+def test_hyperparams_at_the_defaults_remake_the_main_maps(small_run):
+    """The study generates the main input again (no dependency on a main dataset that may not
+    be configured): the same bytes, and at the default settings the same maps."""
+    np.testing.assert_array_equal(np.load(small_run / "data/hyperparams/density/X.npy"),
+                                  np.load(small_run / "data/density/X.npy"))
     for seed in (0, 1):
         np.testing.assert_array_equal(
             np.load(small_run / f"embeddings/hyperparams/density/t-SNE/perplexity=30/"
@@ -143,6 +142,26 @@ def test_hyperparams_reuse_the_main_maps_at_the_defaults(small_run):
             np.load(small_run / f"embeddings/density/t-SNE/seed{seed}.npy"))
     rows = read(small_run / "results" / "hyperparam_sensitivity_per_run.csv")
     assert sorted(rows["value"].unique()) == [5, 30]
+
+
+def test_every_study_follows_methods_and_datasets():
+    """`-S datasets=[clusters]` or `-S 'methods=[PCA,UMAP]'` alone is honoured by every study:
+    what they leave out is skipped with a note, never an error asking for a second override."""
+    from drfidelity.core.params import parse_params
+    from drfidelity.studies.registry import STUDIES
+
+    raw = yaml.safe_load((REPO / "params.yaml").read_text())
+    params = parse_params({**raw, "datasets": ["clusters"], "methods": ["PCA", "UMAP"]})
+    for spec in STUDIES.values():
+        methods = {job.method for config in spec.configs(params) for job in config.jobs}
+        assert methods <= {"PCA", "UMAP"}, spec.name
+    hyper = STUDIES["hyperparams"]
+    assert [c.key for c in hyper.configs(params)] == ["clusters"]
+    assert hyper.notes(params) == ["dataset density skipped: not in `datasets`",
+                                   "method t-SNE skipped: not in `methods`",
+                                   "method DREAMS skipped: not in `methods`"]
+    none = parse_params({**raw, "datasets": ["transition"]})
+    assert hyper.configs(none) == []
 
 
 def test_one_job_equals_two_jobs(small_run, tmp_path):
@@ -160,7 +179,7 @@ def test_one_job_equals_two_jobs(small_run, tmp_path):
         (root / part).unlink()
     commands = [command for command in pipeline_commands(root)
                 if command == ["embed", "outliers"]
-                or any(study in word for study in ("noise_dims", "hyperparams")
+                or any(study in word for study in ("noise_dims", "dimsweep", "hyperparams")
                        for word in command)]
     run_commands(root, commands, jobs=2)
     for part in maps:
@@ -173,7 +192,7 @@ def test_one_job_equals_two_jobs(small_run, tmp_path):
 def test_removing_a_method_or_a_seed_updates_every_table(small_run, tmp_path):
     root = copy_run(small_run, tmp_path / "fewer")
     set_params(root, methods=["PCA", "t-SNE"], seeds=1)
-    stale = stage(root, "supplement_score", "sweep_outlier_factor", check=False)
+    stale = stage(root, "supplement_score", "sweep_outliers", check=False)
     assert stale.returncode == 2 and "supplement_embed again" in stale.stderr
     run_commands(root, pipeline_commands(root))
     for name in PER_RUN_KEYS:
