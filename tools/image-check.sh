@@ -13,8 +13,9 @@
 # A block fails the check when it exits non-zero. Two blocks wait for --full: the full `verify`
 # (the default word; an hour on 2 cores) and the DVC experiment (it changes the working tree). Between the build and the other blocks, checks of what a
 # reviewer does not type: the installed packages equal the lock, an unknown first word is an
-# error that lists the words, and a --user uid without a passwd entry writes its files as
-# itself into a mounted folder and reads and adds to numba's cache.
+# error that lists the words, a checkout the --user uid cannot write is refused in one line, and
+# a --user uid without a passwd entry writes its files as itself into a mounted folder and
+# reads and adds to numba's cache.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -110,12 +111,16 @@ assert torch.version.cuda is None and runtime.current_mode() == "exact"
 print(f"image-check: {len(pins)} locked packages at their versions, CPU torch, exact numerics")
 '
 
-say "an unknown first word is an error that names the words; python is python"
+say "an unknown first word is an error that names the words; python is python; a checkout the uid cannot write is refused"
 rc=0; out="$(docker run --rm --network none "$image" no-such-word 2>&1)" || rc=$?
 [[ $rc == 2 && "$out" == *"unknown command 'no-such-word'"* && "$out" == *verify-main* ]] \
     || fail "unknown word: exit $rc, said: $out"
 [[ "$(docker run --rm --network none "$image" python -c 'print(6 * 7)')" == 42 ]] \
     || fail "\`python -c\` did not run Python"
+rc=0; out="$(docker run --rm --network none --user 4242:4242 -v "$repo":/work:ro -w /work "$image" \
+    verify 2>&1)" || rc=$?
+[[ $rc == 2 && "$out" == *"cannot write to the checkout"*"--user"* ]] \
+    || fail "a checkout the uid cannot write: exit $rc, said: $out"
 
 say "a --user uid with no passwd entry: owns what it writes, reads and adds to numba's cache"
 out_dir="$work/out"
