@@ -42,6 +42,9 @@ check_code_source() {
 require_checkout() {
     [[ -f dvc.yaml && -e .git ]] \
         || die "$PWD is not a drfidelity checkout (no dvc.yaml or .git); mount one: -v \"\$PWD\":/work -w /work"
+    # A git worktree's or submodule's .git is a file naming a folder outside the mount.
+    [[ -d .git || -d "$(sed -n 's/^gitdir: //p' .git)" ]] \
+        || die "git cannot read the repository of $PWD (a git worktree's or submodule's .git points outside the mount); mount a plain clone"
     [[ -w . ]] \
         || die "uid $(id -u) cannot write to the checkout $PWD; run as its owner: --user \"\$(id -u):\$(id -g)\""
     check_code_source

@@ -470,6 +470,16 @@ def test_refuses_code_from_outside_the_checkout(checkout):
     assert "not from this checkout" in result.stderr
 
 
+def test_refuses_a_git_worktree_whose_repository_is_outside_the_mount(checkout, tmp_path):
+    (checkout / ".git").rmdir()
+    (checkout / ".git").write_text(f"gitdir: {tmp_path / 'elsewhere' / 'worktrees' / 'x'}\n")
+    result, calls = _entry(checkout, "verify-main")
+    assert result.returncode == 2 and calls == []
+    assert "mount a plain clone" in result.stderr
+    (tmp_path / "elsewhere" / "worktrees" / "x").mkdir(parents=True)
+    assert _entry(checkout, "verify-main")[0].returncode == 0
+
+
 def test_refuses_a_directory_that_is_not_a_checkout(checkout):
     (checkout / "dvc.yaml").unlink()
     result, calls = _entry(checkout, "kick-the-tires")

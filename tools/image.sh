@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the drfidelity image from docker/Dockerfile with the engine at hand (`make image`).
 #
-# Usage: tools/image.sh [TAG]        (default: drfidelity:local)
+# Usage: tools/image.sh [--no-cache] [TAG]     (default TAG: drfidelity:local)
+#   --no-cache   rebuild every layer of docker/Dockerfile (the base stays cached)
 #
 # Engine: `docker` when its daemon answers, else podman through tools/podman/docker (installed
 # with apt-get when missing and this runs as root on Debian, as CI does). Base: the Dockerfile's
@@ -20,6 +21,8 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+no_cache=()
+if [[ "${1:-}" == --no-cache ]]; then no_cache=(--no-cache); shift; fi
 tag="${1:-drfidelity:local}"
 dockerfile="$repo/docker/Dockerfile"
 stand_in_file="$repo/docker/stand-in-base.Dockerfile"
@@ -121,5 +124,5 @@ fi
 
 say "building $tag with $kind on $base (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
 start=$SECONDS
-"${engine[@]}" build "${extra[@]}" "${build_args[@]}" -f "$dockerfile" -t "$tag" "$repo"
+"${engine[@]}" build "${no_cache[@]}" "${extra[@]}" "${build_args[@]}" -f "$dockerfile" -t "$tag" "$repo"
 say "built $tag with $kind in $((SECONDS - start)) s on $base; $("${engine[@]}" image inspect --format '{{.Size}}' "$tag" | awk '{ printf "%.2f GB", $1 / 1e9 }')"
