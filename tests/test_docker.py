@@ -158,6 +158,8 @@ def test_env_sets_exactly_what_runtime_configure_exact_sets():
     assert {k: envs.get(k) for k in expected} == expected
     assert envs.get("DVC_NO_ANALYTICS") == "1"
     assert envs.get("DVC_SITE_CACHE_DIR") and envs.get("HOME") and envs.get("NUMBA_CACHE_DIR")
+    # .pyc files written into the checkout's src/ would change DVC's directory hashes
+    assert envs.get("PYTHONDONTWRITEBYTECODE") == "1"
 
 
 def test_writable_dirs_are_created_writable_for_any_uid():
