@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: venv repro verify verify-main test test-slow kick bench scale lock paper
+.PHONY: venv repro verify verify-main test test-slow kick bench scale lock paper image image-check
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
@@ -44,3 +44,9 @@ lock:                 ## re-resolve requirements/requirements.lock from requirem
 
 paper:                ## typeset paper/main.pdf (needs latexmk + TeX Live; dvc repro does not)
 	cd paper && SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=nonstopmode -halt-on-error main.tex
+
+image:                ## build the Docker image drfidelity:local (docker, else podman; see docker/README.md)
+	tools/image.sh
+
+image-check:          ## build the image, then run docker/README.md's commands in it (CI's slow tier)
+	tools/image-check.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Resolve the base image tag of docker/Dockerfile to its current digest and record it in the
-# FROM line. Needs a Docker engine and registry access (the digest shipped in the Dockerfile was
+# default of `ARG BASE` (what FROM uses). Needs a Docker engine and registry access (the digest shipped in the Dockerfile was
 # taken from public Dockerfiles on a machine without either, so it is unverified until this ran).
 #
 # Usage: docker/resolve-base-digest.sh           pull the tag, write its digest into the Dockerfile
@@ -15,7 +15,8 @@ dockerfile="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/Dockerfile"
 mode="${1:-write}"
 [[ "$mode" == write || "$mode" == --check ]] || { echo "usage: $0 [--check]" >&2; exit 2; }
 
-from="$(awk '$1 == "FROM" { print $2; exit }' "$dockerfile")"
+from="$(sed -n 's/^ARG BASE=//p' "$dockerfile")"
+[[ -n "$from" ]] || { echo "no 'ARG BASE=' default in $dockerfile" >&2; exit 1; }
 tag="${from%@*}"                 # python:3.11-slim-bookworm
 recorded="${from#"$tag"}"; recorded="${recorded#@}"
 repo="${tag%:*}"
@@ -43,6 +44,6 @@ if [[ "$mode" == --check ]]; then
     echo "docker/Dockerfile pins ${recorded:-no digest}; the tag now resolves to $resolved" >&2
     exit 1
 fi
-sed -i.bak "s|^FROM ${from}\$|FROM ${tag}@${resolved}|" "$dockerfile" && rm -f "$dockerfile.bak"
-grep -q "^FROM ${tag}@${resolved}\$" "$dockerfile" || { echo "failed to update $dockerfile" >&2; exit 1; }
+sed -i.bak "s|^ARG BASE=${from}\$|ARG BASE=${tag}@${resolved}|" "$dockerfile" && rm -f "$dockerfile.bak"
+grep -q "^ARG BASE=${tag}@${resolved}\$" "$dockerfile" || { echo "failed to update $dockerfile" >&2; exit 1; }
 echo "docker/Dockerfile now pins $tag@$resolved; rebuild, rerun the reproduction, then commit"
