@@ -100,7 +100,7 @@ docker run --rm --network none -v "$repo/requirements/requirements.lock":/tmp/lo
     python -c '
 import json, re, importlib.metadata as m
 import torch
-from drfidelity import runtime
+from drfidelity.core import runtime
 norm = lambda name: re.sub(r"[-_.]+", "-", name).lower()
 pins = {norm(n): v for n, v in re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+) \\$", open("/tmp/lock").read(), re.M)}
 found = {norm(d.metadata["Name"]): d.version for d in m.distributions()}
