@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
