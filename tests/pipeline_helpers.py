@@ -135,9 +135,14 @@ def pipeline_commands(root: Path) -> list[list[str]]:
 
 def run_commands(root: Path, commands: list[list[str]], *, jobs: int = 1,
                  run_stage=stage_here) -> None:
-    """Run each ``[name, target?]`` of ``commands``, ``jobs`` embedding jobs at a time."""
-    for name, *target in commands:
-        run_stage(root, name, *target, jobs=jobs)
+    """Run each ``[name, target?]`` of ``commands``, ``jobs`` embedding jobs at a time, without
+    a toorPIA API key (toorPIA is skipped, never called)."""
+    with contextlib.ExitStack() as stack:
+        if "TOORPIA_API_KEY" in os.environ:
+            stack.callback(os.environ.__setitem__, "TOORPIA_API_KEY",
+                           os.environ.pop("TOORPIA_API_KEY"))
+        for name, *target in commands:
+            run_stage(root, name, *target, jobs=jobs)
 
 
 def build_small_run(root: Path, run_stage=stage_here, jobs: int = 1) -> Path:
@@ -145,11 +150,7 @@ def build_small_run(root: Path, run_stage=stage_here, jobs: int = 1) -> Path:
     :func:`pipeline_commands`, ``jobs`` embedding jobs at a time (one: in the calling
     process; a pool costs seconds per stage to start)."""
     workspace(root, **SMALL_RUN)
-    with contextlib.ExitStack() as stack:
-        if "TOORPIA_API_KEY" in os.environ:
-            stack.callback(os.environ.__setitem__, "TOORPIA_API_KEY",
-                           os.environ.pop("TOORPIA_API_KEY"))
-        run_commands(root, pipeline_commands(root), jobs=jobs, run_stage=run_stage)
+    run_commands(root, pipeline_commands(root), jobs=jobs, run_stage=run_stage)
     return root
 
 

@@ -7,12 +7,14 @@ be refused, and an unreachable scheduler must be one line.
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 import pytest
 
@@ -39,7 +41,8 @@ def cluster(worker_command, worker_env, n_workers: int = 2):
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
                                   "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
                                   "--no-dashboard"], env=env(), **quiet)
-    workers = subprocess.Popen(worker_command(address), env=worker_env, **quiet)
+    workers = subprocess.Popen(worker_command(address), env=worker_env, start_new_session=True,
+                               **quiet)
     try:
         with Client(address, timeout=60, set_as_default=False) as client:
             client.wait_for_workers(n_workers, timeout=120)
@@ -49,6 +52,9 @@ def cluster(worker_command, worker_env, n_workers: int = 2):
             process.terminate()
         for process in (workers, scheduler):
             process.wait(timeout=60)
+        # the job processes the workers spawned outlive them (seen: an hour after the test)
+        with suppress(ProcessLookupError):
+            os.killpg(workers.pid, signal.SIGKILL)
 
 
 def embed_with(root, address: str | None) -> subprocess.CompletedProcess:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import re
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -92,7 +93,8 @@ def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key
     with contextlib.chdir(root):
         for name in pipeline.STAGES:
             capsys.readouterr()
-            code = cli.main(["stage", name, *targets[pipeline.TARGETS[name]]])
+            target = importlib.import_module(f"drfidelity.pipeline.{name}").TARGET
+            code = cli.main(["stage", name, *targets[target]])
             assert_clear_error(SimpleNamespace(returncode=code, stdout="",
                                                stderr=capsys.readouterr().err), message)
     assert tree_digest(root, *OUTPUTS) == before
@@ -182,11 +184,11 @@ def test_a_rejected_cache_is_one_line_naming_dataset_method_and_seed(small_run, 
     other = np.zeros((N, D))  # the cached map claims to belong to other data
     store(np.zeros((N, 2)), other, EmbedContext(root, "density", TAG),
           "toorpia", "embedding", 0, {"endpoint": "test"})
-    result = stage(root, "embed", "density", check=False)
+    result = stage(root, "embed", "density", "--jobs", "1", check=False)
     assert_clear_error(result, r"^drfidelity stage embed: error: embed density: 1 job\(s\) "
                                r"failed: toorPIA seed 0: ValueError: .*computed for other data")
     assert len(result.stderr.strip().splitlines()) == 1
-    debug = stage(root, "embed", "density", "--debug", check=False)
+    debug = stage(root, "embed", "density", "--jobs", "1", "--debug", check=False)
     assert debug.returncode == 1 and "Traceback" in debug.stderr
     assert tree_digest(root, *OUTPUTS) == before
 
