@@ -11,13 +11,12 @@ src="${1:?usage: $0 SRC CACHE_DIR}" cache="${2:?usage: $0 SRC CACHE_DIR}"
 if [[ -n "${SOURCE_DATE_EPOCH:-}" ]]; then
     find "$src" -newermt "@$SOURCE_DATE_EPOCH" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 fi
-# The metric engine's warm-up command (issue 19, branch fast-start) is not in the package yet;
-# until it is, the cache starts empty and this line in the build log says so.
-if python -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("drfidelity.warmup") is None)'; then
-    python -m drfidelity.warmup
-else
-    echo "warm-caches: drfidelity has no warm-up module (drfidelity.warmup) yet; numba's cache starts empty"
-fi
+# drfidelity's own kernels are not compiled here: numba checks a cached kernel against its
+# source file's modification time, and the checkout mounted at /work at run time is not this
+# copy, so kernels baked from it would never be loaded (`python -m drfidelity.metrics.warm` in
+# the container fills the cache for the mounted code instead). The libraries' kernels (UMAP,
+# pynndescent), whose files do ship in the image, could be baked here; that is not done yet.
+mkdir -p "$cache"
 # Readable and writable for any --user uid: kernels that miss (a mounted checkout's own files
 # are newer than the image's copy) are compiled and added beside these.
 chmod -R a+rwX "$cache"
