@@ -76,7 +76,20 @@ TOY = DatasetSpec(
 
 @pytest.fixture
 def toy(monkeypatch):
-    monkeypatch.setitem(DATASETS, "toy", TOY)
+    """The toy dataset, registered where a dataset is: its name in the registry
+    (``core/registry.py``) and its module ``drfidelity.datasets.toy`` (here one in memory)."""
+    import sys
+    import types
+
+    from drfidelity.core import registry
+    from drfidelity.datasets import registry as specs
+
+    module = types.ModuleType("drfidelity.datasets.toy")
+    module.SPEC = TOY
+    monkeypatch.setitem(sys.modules, "drfidelity.datasets.toy", module)
+    names = (*registry.DATASET_NAMES, "toy")
+    monkeypatch.setattr(registry, "DATASET_NAMES", names)
+    monkeypatch.setattr(specs, "NAMES", names)
 
 
 def toy_aggregated() -> pd.DataFrame:

@@ -170,3 +170,15 @@ def test_report_layer_imports_no_stage():
         above = {m for m in imported_modules(name)
                  if m.startswith(("drfidelity.pipeline", "drfidelity.cli"))}
         assert not above, f"{name} imports {sorted(above)}"
+
+
+@pytest.mark.parametrize("package", ["drfidelity.methods", "drfidelity.datasets",
+                                     "drfidelity.metrics"])
+def test_lazy_names_are_defined_where_the_closure_looks(package):
+    """A package's lazily served names (what the closure above follows) live in the submodule
+    its ``_LAZY`` table names."""
+    import importlib
+
+    module = importlib.import_module(package)
+    for name, home in lazy_exports(package).items():
+        assert getattr(module, name) is getattr(importlib.import_module(home), name), name

@@ -132,7 +132,7 @@ def test_cli_configures_logging_for_our_records_and_the_toorpia_clients():
 
 
 def test_one_line_folds_multi_line_messages():
-    from drfidelity.cli import one_line
+    from drfidelity.core.console import one_line
 
     assert one_line(ValueError("first\n\n  second  \nthird")) == "first | second | third"
 
@@ -223,23 +223,3 @@ def test_the_cli_refuses_a_wrong_shape_map_without_compiling(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     _one_error_line(done.stderr, "Y has shape (37, 2), expected (38, 2)")
     assert list(cache.iterdir()) == []
-
-
-def test_the_packages_lazy_names_are_the_ones_static_readers_see():
-    """``drfidelity.metrics`` imports its engine on first use; the names it serves, their
-    modules and the TYPE_CHECKING imports (what tests/test_dvc_deps.py reads) agree."""
-    import ast
-    from pathlib import Path
-
-    import drfidelity.metrics as metrics
-
-    tree = ast.parse(Path(metrics.__file__).read_text())
-    static = {alias.name: node.module for node in ast.walk(tree)
-              if isinstance(node, ast.ImportFrom) and node.level == 1
-              for alias in node.names}
-    assert static == metrics._HOMES and set(metrics.__all__) == set(static)
-    for name, module in static.items():
-        assert getattr(metrics, name).__module__ == f"drfidelity.metrics.{module}"
-    assert "Reference" in dir(metrics)
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        getattr(metrics, "nope")

@@ -80,7 +80,8 @@ def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key
                                                        capsys, monkeypatch):
     """The command's own code in this process (its process start is tested with the errors
     below): every stage refuses before it starts."""
-    from drfidelity import cli, pipeline, runtime
+    from drfidelity import cli, pipeline
+    from drfidelity.core import runtime
 
     def started(parent):
         raise AssertionError("the embed stage started")
@@ -157,18 +158,18 @@ def test_probe_datasets_get_their_readouts(tmp_path):
 
 def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run, tmp_path,
                                                                        monkeypatch):
-    from drfidelity.methods import METHODS, Method
-    from drfidelity.pipeline import embed, jobs
     from drfidelity.core.params import load_params
+    from drfidelity.jobs import runner
+    from drfidelity.methods import linear
+    from drfidelity.pipeline import embed
 
     def broken(X, seed, context):
         raise FloatingPointError("diverged")
 
     root = copy_of(small_run, tmp_path)
     before = tree_digest(root, "embeddings")
-    monkeypatch.setitem(METHODS, "PCA", Method("PCA", stochastic=False, fit=broken,
-                                               not_operable="test"))
-    with pytest.raises(jobs.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
+    monkeypatch.setattr(linear, "fit_pca", broken)  # the registry finds the wrapper by name
+    with pytest.raises(runner.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
                                                r"FloatingPointError: diverged$"):
         embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)
     assert tree_digest(root, "embeddings") == before
@@ -242,7 +243,7 @@ import os, sys, time
 from concurrent.futures import ProcessPoolExecutor
 import multiprocessing
 import numpy as np
-from drfidelity.pipeline import jobs
+from drfidelity.jobs import runner as jobs
 np.save(sys.argv[1], np.zeros((4, 2)))
 pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
                            initializer=jobs._init_worker,

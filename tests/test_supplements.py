@@ -221,7 +221,7 @@ def test_unknown_or_bad_supplement_keys_are_named():
            ({"sweep_outlier_factor": {"values": [1.5, "big"]}},
             r"supplements.sweep_outlier_factor.values\[1\] must be a number"),
            ({"hyperparams": {"datasets": ["spirals"], "grid": {}}},
-            r"supplements.hyperparams.datasets: \['spirals'\] not in datasets"),
+            r"supplements.hyperparams.datasets: unknown dataset 'spirals'"),
            ({"hyperparams": {"datasets": ["density"], "grid": {"t-SNE": {"perplexity": [-1]}}}},
             r"perplexity")]
     for change, message in bad:

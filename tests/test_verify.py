@@ -26,7 +26,7 @@ def test_verify_reruns_every_stage_and_catches_a_forged_result(tmp_path):
     forged = pd.read_csv(table, float_precision="round_trip")
     forged.loc[0, "median"] += 0.125
     forged.to_csv(table, index=False, lineterminator="\n")
-    run(["dvc", "commit", "-q", "--force", "aggregate"], repo)  # the lock now vouches for it
+    run(["dvc", "commit", "-q", "--force", "aggregate", "figures@clusters"], repo)  # vouched for
     commit(repo, "a result the code does not produce")
     assert run(["dvc", "status", "--no-updates", "--quiet", *TARGETS], repo,
                check=False).returncode == 0
