@@ -182,3 +182,5 @@ def test_lazy_names_are_defined_where_the_closure_looks(package):
     module = importlib.import_module(package)
     for name, home in lazy_exports(package).items():
         assert getattr(module, name) is getattr(importlib.import_module(home), name), name
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        getattr(module, "nope")
