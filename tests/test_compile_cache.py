@@ -41,7 +41,7 @@ def _probe(env: dict, numerics: str = "exact", path: str | None = None) -> dict:
     if path is not None:
         env["PYTHONPATH"] = path
     done = subprocess.run([sys.executable, "-c", PROBE, numerics], capture_output=True,
-                          text=True, timeout=600, env=env)
+                          text=True, timeout=1800, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -136,7 +136,7 @@ def test_an_edited_kernel_file_is_compiled_again(read_only_runs, tmp_path):
 def test_the_warm_up_command_says_what_it_compiled_and_where(read_only_runs, tmp_path):
     home, _, _ = read_only_runs
     done = subprocess.run([sys.executable, "-m", "drfidelity.metrics.warm"], capture_output=True,
-                          text=True, timeout=600, env=_environment(home))
+                          text=True, timeout=1800, env=_environment(home))
     assert done.returncode == 0 and done.stderr == ""
     assert re.fullmatch(r"drfidelity: metric kernels ready in [0-9.]+ s \(0 compiled, [1-9]\d* "
                         rf"loaded from {re.escape(str(home / '.cache' / 'numba'))}\)\n",
