@@ -166,9 +166,15 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
     def broken(X, seed, context):
         raise FloatingPointError("diverged")
 
+    def in_this_process(function, *args, initializer, initargs):
+        """Every job runs in a fresh process; here in this one, where the patch is seen."""
+        initializer(initargs[0])
+        return function(*args)
+
     root = copy_of(small_run, tmp_path)
     before = tree_digest(root, "embeddings")
     monkeypatch.setattr(linear, "fit_pca", broken)  # the registry finds the wrapper by name
+    monkeypatch.setattr(runner, "in_fresh_process", in_this_process)
     with pytest.raises(runner.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
                                                r"FloatingPointError: diverged$"):
         embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)

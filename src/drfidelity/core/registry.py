@@ -64,6 +64,10 @@ class Method:
     #: its maps come from files of the checkout (a cache, an API key), so its jobs never run
     #: on another machine (a Dask cluster)
     local_only: bool = False
+    #: wall seconds of one map at N = 1000, D = 768 in a fresh process, imports included
+    #: (benchmarks/bench_methods.py, rounded up): the order jobs start in (longest first) and the
+    #: prior of the progress lines' ETA, never a result
+    seconds: float = 2.0
 
     def __post_init__(self):
         if set(self.defaults) != set(self.checks):
@@ -129,26 +133,26 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("PCA", stochastic=False, wrapper="linear", suffix="pca"),
     Method("Isomap", stochastic=False, wrapper="isomap", suffix="isomap",
            defaults={"n_neighbors": 15}, checks={"n_neighbors": _int(1)},
-           clamps={"n_neighbors": clamp_neighbours}),
+           clamps={"n_neighbors": clamp_neighbours}, seconds=3),
     Method("PyMDE", stochastic=True, wrapper="mde", suffix="pymde",
            defaults={"max_iter": 300, "device": "cpu"},
            checks={"max_iter": _int(1), "device": _choice("cpu", "cuda")},
-           not_operable="pymde optimizes fit coordinates; no transform"),
+           not_operable="pymde optimizes fit coordinates; no transform", seconds=28),
     Method("PCC", stochastic=True, wrapper="pcc_method", suffix="pcc",
            defaults={"num_epochs": 500}, checks={"num_epochs": _int(1)},
-           not_operable="pccdr optimizes fit coordinates; no transform"),
+           not_operable="pccdr optimizes fit coordinates; no transform", seconds=20),
     Method("t-SNE", stochastic=True, wrapper="tsne", suffix="tsne",
            defaults={"perplexity": 30}, checks={"perplexity": POSITIVE},
            clamps={"perplexity": clamp_perplexity},
-           not_operable="sklearn TSNE has no out-of-sample transform"),
+           not_operable="sklearn TSNE has no out-of-sample transform", seconds=6),
     Method("UMAP", stochastic=True, wrapper="umap_", suffix="umap",
            defaults={"n_neighbors": 15, "min_dist": 0.1},
            checks={"n_neighbors": _int(2), "min_dist": NON_NEGATIVE},
-           clamps={"n_neighbors": clamp_neighbours}),
+           clamps={"n_neighbors": clamp_neighbours}, seconds=6),
     Method("DREAMS", stochastic=False, wrapper="dreams", suffix="dreams",
            defaults={"reg_lambda": 0.15, "perplexity": 30},
            checks={"reg_lambda": _real(low=0.0, high=1.0), "perplexity": POSITIVE},
-           clamps={"perplexity": clamp_perplexity}),
+           clamps={"perplexity": clamp_perplexity}, seconds=5),
     # per-call deadline, sessions, pause step, the whole wait for one dataset's map
     Method("toorPIA", stochastic=False, wrapper="toorpia", suffix="toorpia",
            defaults={"mode": "embedding", "deadline_s": 120.0, "max_attempts": 4,

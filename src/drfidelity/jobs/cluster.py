@@ -7,9 +7,9 @@ numerics of :mod:`drfidelity.core.runtime` (``drfidelity worker`` starts workers
 thread each; a job on any other worker refuses to run), and jobs that read files of this
 checkout (toorPIA's cache and API key, injected coordinates) stay on this machine.
 
-On a worker, each job runs in the main thread of a process of its own (one per worker,
-spawned once and reused), exactly as in the local pool: scikit-learn's OpenMP neighbour search
-crashes (SIGSEGV) when called from a Dask worker's task thread (measured with 2026.8.0).
+On a worker, each job runs in the main thread of a fresh process of its own, exactly as in
+the local pool (:mod:`.fresh` says why a process per job), never in a worker's task thread:
+there scikit-learn's OpenMP neighbour search crashes (SIGSEGV; measured with 2026.8.0).
 
 Where the jobs run is not a parameter of the results, so it is an environment variable, not
 a ``params.yaml`` key: switching it does not make DVC rerun anything.
@@ -17,15 +17,14 @@ a ``params.yaml`` key: switching it does not make DVC rerun anything.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 
 from drfidelity.core import runtime
+from drfidelity.jobs.fresh import in_fresh_process
 
 SCHEDULER_VARIABLE = "DRFIDELITY_SCHEDULER"
 
@@ -39,17 +38,11 @@ def scheduler_address() -> str | None:
     return os.environ.get(SCHEDULER_VARIABLE) or None
 
 
-_job_process: ProcessPoolExecutor | None = None
-
-
 def in_job_process(run_job: Callable, job: Any, arrays: dict[str, np.ndarray], context: Any):
-    """``run_job(job, arrays, context)`` in this worker's job process (see the module
-    docstring)."""
-    global _job_process
+    """``run_job(job, arrays, context)`` in a fresh process on this worker (see the module
+    docstring); refused on a worker without the exact numerics."""
     runtime.require_exact(f"{job.method} seed {job.seed}")
-    if _job_process is None:
-        _job_process = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    return _job_process.submit(run_job, job, arrays, context).result()
+    return in_fresh_process(run_job, job, arrays, context)
 
 
 def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable,

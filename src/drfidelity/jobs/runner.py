@@ -1,19 +1,21 @@
-"""Independent method x seed jobs, run side by side: a spawn pool here or a Dask cluster.
+"""Independent method x seed jobs, run side by side: local processes here or a Dask cluster.
 
 Every embedding stage (the main benchmark's ``embed`` and the supplements') is a list of
-jobs, each a function of (method, seed, settings, input) alone, so the pool size, the order
-and the machine never change a byte of the result. A job names its input by configuration
-key; a worker loads each input once. A method that cannot run here
+jobs, each a function of (method, seed, settings, input) alone, so the number of jobs at a
+time, the order and the machine never change a byte of the result. Each job runs in a fresh
+process of its own (:mod:`.fresh` says why), ``workers`` at a time. A job names its input by
+configuration key, and its process loads that input only. A method that cannot run here
 (:class:`~drfidelity.methods.SkipMethod`, e.g. toorPIA without cache and key) is an outcome,
 not an error; any other error is reported with the job after the remaining jobs finished.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import threading
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import warnings
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -26,13 +28,8 @@ from drfidelity.methods.base import (EmbedContext, SkipMethod, embed_extend, inj
                                      run_method)
 from drfidelity.methods.external import cache_path
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
+from drfidelity.jobs.fresh import in_fresh_process
 from drfidelity.jobs.job import Job
-
-
-#: jobs a pool worker runs before it is replaced by a fresh process: the methods' libraries
-#: keep memory between calls (measured: a worker grew to 12 GB over ~120 noise-dims jobs), and
-#: every job is a function of its inputs alone, so a fresh process changes no byte
-JOBS_PER_WORKER = 8
 
 
 class JobsFailed(ValueError):
@@ -49,25 +46,37 @@ class Input:
     context: EmbedContext | None = None
 
 
-#: what a job returns: (job, map or (fit map, added map), injected file, skip reason, seconds)
-Outcome = tuple[Job, object, Path | None, str | None, float]
+#: what a job returns: (job, map or (fit map, added map), injected file, skip reason, seconds,
+#: the warnings it raised as "Category at file:line: message")
+Outcome = tuple[Job, object, Path | None, str | None, float, tuple[str, ...]]
 
 
 def run_job(job: Job, arrays: dict[str, np.ndarray], context: EmbedContext | None) -> Outcome:
-    """Run one job; refuses to run without the exact numerics every map is made with."""
+    """Run one job; refuses to run without the exact numerics every map is made with. The
+    warnings its libraries raise are returned with it, not printed, so that the log shows each
+    once with the job it came from."""
     runtime.require_exact(job.describe())
     start = time.perf_counter()
     method = METHODS[job.method]
-    try:
-        if job.extend:
-            Y = embed_extend(method, arrays["X_fit"], arrays["X_add"], job.seed, context,
-                             **job.kwargs)
-            injected = None
-        else:
-            Y, injected = run_method(method, arrays["X"], job.seed, context, **job.kwargs)
-        return job, Y, injected, None, time.perf_counter() - start
-    except SkipMethod as skip:
-        return job, None, None, str(skip), time.perf_counter() - start
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            if job.extend:
+                Y = embed_extend(method, arrays["X_fit"], arrays["X_add"], job.seed, context,
+                                 **job.kwargs)
+                injected = None
+            else:
+                Y, injected = run_method(method, arrays["X"], job.seed, context, **job.kwargs)
+            skip = None
+        except SkipMethod as reason:
+            Y, injected, skip = None, None, str(reason)
+    raised = tuple(sorted({f"{w.category.__name__} at {_origin(w.filename)}:{w.lineno}: "
+                           + " ".join(str(w.message).split()) for w in caught}))
+    return job, Y, injected, skip, time.perf_counter() - start, raised
+
+
+def _origin(filename: str) -> str:
+    """A warning's file, from its package down (``sklearn/manifold/_spectral_embedding.py``)."""
+    return filename.replace(os.sep, "/").rsplit("site-packages/", 1)[-1]
 
 
 def runs_here(job: Job, context: EmbedContext | None) -> bool:
@@ -105,67 +114,107 @@ def _run_pool_job(job: Job) -> Outcome:
     return run_job(job, _arrays(job.config), _worker_inputs[job.config].context)
 
 
+def _run_fresh(job: Job, inputs: dict[str, Input], parent: int,
+               progress: "Progress") -> Outcome:
+    """The job in a fresh process that loads its input only and dies with ``parent``."""
+    progress.started(job)
+    return in_fresh_process(_run_pool_job, job, initializer=_init_worker,
+                            initargs=({job.config: inputs[job.config]}, parent))
+
+
 class Progress:
-    """One line per finished job with count, elapsed time and a naive ETA (CI-log friendly)."""
+    """What the log says while jobs run (CI-log friendly: whole lines, no redraws): a line per
+    finished job with the count, the time and an ETA that weighs the remaining jobs by their
+    method's expected cost (:attr:`~drfidelity.core.registry.Method.seconds`, scaled by how
+    the finished jobs compared with theirs), the running jobs when nothing was printed for
+    ``quiet_s`` seconds, and each distinct library warning once, with the job that raised it."""
 
-    def __init__(self, label: str, total: int):
-        self.label, self.total, self.done, self.start = label, total, 0, time.perf_counter()
+    def __init__(self, label: str, todo: list[Job], workers: int, quiet_s: float = 30.0):
+        self.label, self.workers, self.quiet_s = label, max(1, workers), quiet_s
+        self.expected = {job: METHODS[job.method].seconds for job in todo}
+        self.running: dict[Job, float] = {}
+        self.lock = threading.Lock()
+        self.done, self.spent, self.spent_expected = 0, 0.0, 0.0
+        self.warned: set[str] = set()
+        self.start = self.last = time.perf_counter()
 
-    def step(self, what: str) -> None:
+    def _print(self, line: str) -> None:
+        self.last = time.perf_counter()
+        print(f"[{self.label}] {line}", flush=True)
+
+    def begin(self) -> None:
+        total = sum(self.expected.values()) / min(self.workers, len(self.expected) or 1)
+        self._print(f"{len(self.expected)} jobs, {self.workers} at a time, each in a fresh "
+                    f"process; about {total:.0f}s at N = 1000")
+
+    def started(self, job: Job) -> None:
+        with self.lock:
+            self.running[job] = time.perf_counter()
+
+    def step(self, job: Job, what: str, seconds: float, raised: tuple[str, ...]) -> None:
+        with self.lock:
+            self.running.pop(job, None)
+            cost = self.expected.pop(job, 0.0)
         self.done += 1
+        self.spent += seconds
+        self.spent_expected += cost
+        scale = self.spent / self.spent_expected if self.spent_expected else 1.0
+        left = len(self.expected)
+        eta = scale * sum(self.expected.values()) / min(self.workers, left or 1)
         elapsed = time.perf_counter() - self.start
-        eta = elapsed / self.done * (self.total - self.done)
-        print(f"[{self.label}] {self.done}/{self.total} {what} | elapsed {elapsed:.0f}s"
-              f" | ETA {eta:.0f}s", flush=True)
+        self._print(f"{self.done}/{self.done + left} {what} | elapsed {elapsed:.0f}s | "
+                    f"ETA {eta:.0f}s")
+        for warning in raised:
+            if warning not in self.warned:
+                self.warned.add(warning)
+                self._print(f"warning from {job.describe()} (shown once): {warning}")
+
+    def idle(self) -> None:
+        """Name the running jobs if the log has been quiet for ``quiet_s`` seconds."""
+        now = time.perf_counter()
+        if now - self.last < self.quiet_s:
+            return
+        with self.lock:
+            running = sorted(self.running.items(), key=lambda item: item[1])
+        if running:
+            self._print("running: " + ", ".join(f"{job.describe()} ({now - t:.0f}s)"
+                                                 for job, t in running))
 
 
 def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
-            collect: Callable[..., None]) -> list[str]:
-    """Run the jobs (on the Dask cluster of ``DRFIDELITY_SCHEDULER`` when it is set, else
-    in-process when ``workers`` is 1, else in a spawn pool of ``workers`` processes) and hand
-    every outcome to ``collect(*outcome)``; return one message per failed job instead of
-    stopping early."""
+            collect: Callable[..., None], progress: Progress) -> list[str]:
+    """Run the jobs, each in a fresh process, ``workers`` at a time and the costliest first
+    (those that need no file of this checkout go to the Dask cluster of
+    ``DRFIDELITY_SCHEDULER`` when it is set), and hand every outcome to ``collect(*outcome)``;
+    return one message per failed job instead of stopping early."""
     failures = []
 
     def outcome(job: Job, result) -> None:
         try:
             collect(*result())
         except Exception as exc:  # noqa: BLE001 - reported with the job
+            progress.step(job, "failed", 0.0, ())
             message = " ".join(str(exc).split())
             failures.append(f"{job.describe()}: {type(exc).__name__}: {message}")
 
-    workers = max(1, min(workers, len(todo)))
     address = scheduler_address()
-    if address:
-        _init_worker(inputs)
-        local = [job for job in todo if runs_here(job, inputs[job.config].context)]
-        for job in local:
-            outcome(job, lambda job=job: _run_pool_job(job))
-        remote = [job for job in todo if job not in local]
+    remote = [job for job in todo if address and not runs_here(job, inputs[job.config].context)]
+    local = sorted((job for job in todo if job not in remote),
+                   key=lambda job: -METHODS[job.method].seconds)
+    progress.begin()
+    with ThreadPoolExecutor(max(1, min(workers, len(local)))) as threads:
+        pending = {threads.submit(_run_fresh, job, inputs, os.getpid(), progress): job
+                   for job in local}
         if remote:
+            _init_worker(inputs)
             configs = sorted({job.config for job in remote})
             run_on_cluster(address, remote, run_job, {c: _arrays(c) for c in configs}, outcome)
-    elif workers == 1:
-        _init_worker(inputs)
-        for job in todo:
-            outcome(job, lambda job=job: _run_pool_job(job))
-    else:
-        # a fresh pool per batch of JOBS_PER_WORKER jobs a worker (the executor's own
-        # max_tasks_per_child hangs in Python 3.11 once the first workers retire). A batch
-        # holds one method's jobs where it can: it lasts as long as its slowest job, and
-        # every fresh worker compiles UMAP's numba kernels again (measured at N = 1000:
-        # 12-16 s cold against 1.3-1.6 s warm), so mixed batches idle and recompile.
-        rank = {name: i for i, name in enumerate(METHODS)}
-        todo = sorted(todo, key=lambda job: rank[job.method])
-        batch = workers * JOBS_PER_WORKER
-        for start in range(0, len(todo), batch):
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                     initializer=_init_worker,
-                                     initargs=(inputs, os.getpid())) as pool:
-                futures = {pool.submit(_run_pool_job, job): job
-                           for job in todo[start:start + batch]}
-                for future in as_completed(futures):
-                    outcome(futures[future], future.result)
+        while pending:
+            finished, _ = wait(pending, timeout=progress.quiet_s, return_when=FIRST_COMPLETED)
+            for future in finished:
+                outcome(pending.pop(future), future.result)
+            if not finished:
+                progress.idle()
     return failures
 
 
@@ -175,23 +224,24 @@ def run_all(label: str, todo: list[Job], inputs: dict[str, Input], workers: int,
 
     Raises :class:`JobsFailed` naming every failed job once all have finished.
     """
-    progress = Progress(label, len(todo))
+    progress = Progress(label, todo, workers)
     maps, skipped, injected = {}, {}, {}
 
     def collect(job: Job, Y, injected_file: Path | None, skip_reason: str | None,
-                seconds: float) -> None:
+                seconds: float, raised: tuple[str, ...]) -> None:
         if skip_reason is not None:
             skipped[job] = skip_reason
-            progress.step(f"{job.describe()} skipped: {skip_reason}")
+            progress.step(job, f"{job.describe()} skipped: {skip_reason}", seconds, raised)
             return
         maps[job] = Y
         if injected_file is None:
-            progress.step(f"{job.describe()} {seconds:.1f}s")
+            progress.step(job, f"{job.describe()} {seconds:.1f}s", seconds, raised)
         else:
             injected[job] = Path(injected_file).relative_to(root).as_posix()
-            progress.step(f"{job.describe()} injected from {injected[job]}")
+            progress.step(job, f"{job.describe()} injected from {injected[job]}", seconds,
+                          raised)
 
-    failures = execute(todo, inputs, workers, collect)
+    failures = execute(todo, inputs, workers, collect, progress)
     if failures:
         raise JobsFailed(f"{label}: {len(failures)} job(s) failed: " + "; ".join(failures))
     return maps, skipped, injected
