@@ -11,7 +11,7 @@ venv:                 ## create/refresh .venv from requirements/requirements.loc
 
 repro: venv           ## bring in the imports (toorPIA's maps), recompute every stage, compare with git
 	-python tools/imports.py
-	dvc repro --force
+	python tools/repro.py --force
 	dvc status --no-updates
 	git diff --exit-code --stat -- dvc.lock results figures paper REPORT.md REPORT.html
 	@echo "repro: every committed output came back byte for byte"

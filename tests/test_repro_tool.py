@@ -1,0 +1,56 @@
+"""tools/repro.py: DVC's log with [stage i/n] lines and a summary, exit status passed through.
+
+DVC is replaced by a script that prints what ``dvc repro`` prints, so the test runs in a second;
+the real tool is run on the whole pipeline by ``make repro`` and ``make kick``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+FAKE_DVC = r"""#!/bin/sh
+if [ "$2" = "--dry" ]; then
+  printf "Running stage 'generate@density':\n> drfidelity stage generate density\n\n"
+  printf "Running stage 'embed@density':\n> drfidelity stage embed density\n"
+  exit 0
+fi
+echo "Stage 'generate@clusters' didn't change, skipping"
+printf "Running stage 'generate@density':\n> drfidelity stage generate density\n"
+printf "Running stage 'embed@density':\n"
+echo "[embed density] 1/2 toorPIA seed 0 skipped: no map at /x/seed0.npy and TOORPIA_API_KEY unset | elapsed 0s | ETA 0s"
+echo "[embed density] 2/2 toorPIA seed 1 skipped: no map at /x/seed1.npy and TOORPIA_API_KEY unset | elapsed 0s | ETA 0s"
+exit ${FAKE_STATUS:-0}
+"""
+
+
+def run_tool(tmp_path: Path, status: int) -> subprocess.CompletedProcess:
+    fake = tmp_path / "dvc"
+    fake.write_text(FAKE_DVC)
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}", "FAKE_STATUS": str(status)}
+    return subprocess.run([sys.executable, str(REPO / "tools" / "repro.py"), "--force"],
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_stages_are_numbered_and_summed_up(tmp_path):
+    result = run_tool(tmp_path, 0)
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines.index("[stage 1/2] generate@density") \
+        < lines.index("Running stage 'generate@density':") \
+        < lines.index("[stage 2/2] embed@density")
+    summary = lines[lines.index(next(l for l in lines if l.startswith("repro: done"))):]
+    assert "2 stage(s) ran, 1 up to date" in summary[0]
+    assert any(line.endswith("embed@density") for line in summary)
+    assert ("  skipped in embed density: no map at <path> and TOORPIA_API_KEY unset (2x)"
+            in summary)
+
+
+def test_dvc_failure_is_the_exit_status(tmp_path):
+    result = run_tool(tmp_path, 3)
+    assert result.returncode == 3
+    assert "repro: FAILED (exit 3)" in result.stdout

@@ -1,0 +1,86 @@
+"""``dvc repro`` with a readable log: ``[stage i/n]`` before each stage and a one-screen summary.
+
+DVC's own output passes through unchanged; this adds, before each ``Running stage`` line, its
+place among the stages DVC is going to run (``dvc repro --dry`` with the same arguments says
+which), and at the end one table: each stage that ran with its wall time, how many were up to
+date, and what the stages skipped and why (a method left out by ``methods``, toorPIA without
+its maps, ...), each reason once with how often it came. The exit status is dvc's.
+
+Usage: python tools/repro.py [ARGS...]     (ARGS as for ``dvc repro``, e.g. --force)
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+
+RUNNING = re.compile(r"^Running stage '([^']+)':")
+UP_TO_DATE = re.compile(r"^Stage '([^']+)' didn't change, skipping")
+#: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
+#: progress fields of a job line)
+SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?(?P<what>.+?) skipped: "
+                     r"(?P<why>.+?)(?: \| elapsed .*)?$")
+
+
+def planned(args: list[str]) -> list[str]:
+    """The stages ``dvc repro ARGS`` will run, in order (from its dry run)."""
+    dry = subprocess.run(["dvc", "repro", "--dry", *args], capture_output=True, text=True)
+    return [m.group(1) for line in dry.stdout.splitlines() if (m := RUNNING.match(line))]
+
+
+def reason_key(why: str) -> str:
+    """A skip reason without what varies between jobs (paths, seeds), so it groups."""
+    why = re.sub(r"\S*/\S*", "<path>", why)
+    return re.sub(r"\bseed\d+\b", "seed<s>", why)
+
+
+def summary(times: dict[str, float], up_to_date: int, skips: Counter, total: float,
+            status: int) -> list[str]:
+    lines = [f"repro: {'done' if status == 0 else f'FAILED (exit {status})'} in "
+             f"{total / 60:.1f} min: {len(times)} stage(s) ran, {up_to_date} up to date"]
+    for name, seconds in sorted(times.items(), key=lambda item: -item[1])[:12]:
+        lines.append(f"  {seconds:8.1f} s  {name}")
+    if len(times) > 12:
+        rest = sum(sorted(times.values(), reverse=True)[12:])
+        lines.append(f"  {rest:8.1f} s  the other {len(times) - 12} stages")
+    for (stage, why), count in sorted(skips.items())[:10]:
+        lines.append(f"  skipped in {stage}: {why}" + (f" ({count}x)" if count > 1 else ""))
+    if len(skips) > 10:
+        lines.append(f"  ... and {len(skips) - 10} more skip reasons (see the log above)")
+    return lines
+
+
+def main(args: list[str]) -> int:
+    plan = planned(args)
+    start = time.perf_counter()
+    times: dict[str, float] = {}
+    up_to_date, skips = 0, Counter()
+    current, since = None, start
+    with subprocess.Popen(["dvc", "repro", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, bufsize=1) as dvc:
+        for line in dvc.stdout:
+            if match := RUNNING.match(line):
+                now = time.perf_counter()
+                if current:
+                    times[current] = now - since
+                current, since = match.group(1), now
+                where = f"{plan.index(current) + 1}/{len(plan)}" if current in plan else "?"
+                print(f"[stage {where}] {current}", flush=True)
+            elif UP_TO_DATE.match(line):
+                up_to_date += 1
+            elif match := SKIPPED.match(line.rstrip()):
+                skips[(match["stage"], reason_key(match["why"]))] += 1
+            sys.stdout.write(line)
+            sys.stdout.flush()
+    end = time.perf_counter()
+    if current:
+        times[current] = end - since
+    print("\n".join(summary(times, up_to_date, skips, end - start, dvc.returncode)), flush=True)
+    return dvc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
