@@ -183,8 +183,7 @@ def test_paper_builds_and_every_page_renders(report_root, tmp_path):
     paper = tmp_path / "paper"
     shutil.copytree(report_root / "paper", paper)
     tex = (paper / "main.tex").read_text()
-    graphics = re.findall(r"includegraphics\[[^]]*\]\{([^}#]+)\}", tex)
-    graphics += [f"{name}_gallery.png" for name in re.findall(r"^\\gallery\{(\w+)\}", tex, re.M)]
+    graphics = re.findall(r"\{([\w-]+\.png)\}", tex)  # \includegraphics and \figurepair
     # supplement figures are included only when built (this small run builds none)
     optional = set(re.findall(r"\\IfFileExists\{figures/([^}]+)\}", tex))
     assert optional == {f"supplement_{key}.png" for key in PAPER_SUPPLEMENT_FIGURES}
