@@ -295,7 +295,10 @@ def _guide_dataset(found: dict, key: str) -> str:
 
 
 def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
-    blocks: list[Block] = [Heading(2, "Reading guide")]
+    blocks: list[Block] = [Heading(2, "Reading guide"), Heading(3, "Glossary"), Para(
+        "Every label of the tables and figures below, defined once. All distances are "
+        "Euclidean and exact on all N(N−1)/2 pairs; ambient = the noisy data the methods saw."),
+        Bullets(glossary(inputs.params))]
     facts = inputs.facts
     ds = _guide_dataset(found, "distance_distribution")
     f = found["datasets"][ds]
@@ -317,10 +320,6 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
     if dr in facts:
         blocks.append(Figure(facts[dr]["files"]["recall_bias"],
                              _caption_recall(dr, facts[dr], found["datasets"][dr])))
-    blocks += [Heading(3, "Glossary"), Para(
-        "Every label of the tables and figures below, defined once. All distances are "
-        "Euclidean and exact on all N(N−1)/2 pairs; ambient = the noisy data the methods saw."),
-        Bullets(glossary(inputs.params))]
     blocks += [Heading(3, "How to read the tables"), Bullets((
         f"**full pts / near pts**{_extra_points(found)}: {points_rule()} points "
         f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
@@ -363,7 +362,7 @@ def glossary(params: Params) -> tuple[str, ...]:
         "**recall@k**: share of each point's k nearest ambient neighbours that are among its "
         "k nearest map neighbours; **trust@k** (trustworthiness): penalises map neighbours "
         "that are far in the data; **continuity@k** (cont.): penalises data neighbours that "
-        "are far in the map (reference block, biased as above).",
+        "are far in the map (reference block, biased: see *Why recall@k is biased*).",
         "**R_NX(K)**: share of K-neighbourhoods kept, rescaled so that 0 = random map and "
         "1 = perfect; **AUC**: its area on a log-K axis. **Q′(κ_s, κ_t)**: share of pairs "
         "within κ_s neighbours (in the data or the map) whose rank changes by at most κ_t; "
