@@ -284,3 +284,35 @@ def test_headline_metrics_are_the_tables_numbers():
         rows = aggregated[(aggregated.dataset == dataset) & (aggregated.metric == "full_shepard")]
         assert {m: v["full_rho"] for m, v in ours.items()} == dict(zip(rows.method, rows["median"]))
         assert committed[dataset] == ours
+
+
+def test_rounded_zero_is_unsigned_and_a_failure_needs_the_whole_ci_below_zero():
+    from drfidelity.report.tables import Column, column_marks, fixed
+
+    assert fixed(-0.0002) == "0.000" and fixed(-0.00004, 4) == "0.0000"
+    assert fixed(-0.031) == "-0.031"
+    assert format_value(-0.0002, -0.042, 0.037, 3) == "0.000 [-0.042, 0.037]"
+    near = Column("shepard_near__vs_ambient", "near", "g", "higher")
+    values = {"A": -0.031, "B": -0.056, "C": 0.4}
+    marks = column_marks(near, values, {"A": 0.007, "B": -0.056, "C": 0.41})
+    assert marks == {"B": "crit", "C": "best"}  # A's CI reaches above 0: no flag
+    assert column_marks(near, values)["A"] == "crit"  # no CI: the median decides
+
+
+def test_committed_report_links_resolve_and_prose_has_no_parameter_names():
+    from drfidelity.core.params import load_params
+    from drfidelity.report.document import slug
+
+    report = (REPO / "REPORT.md").read_text()
+    anchors = {slug(h) for h in re.findall(r"^#+ (.+)$", report, re.M)}
+    links = set(re.findall(r"\]\(#([^)]+)\)", report))
+    assert "supplements" in links and sorted(links - anchors) == []
+    assert "-0.000" not in report
+    params = load_params(REPO / "params.yaml")
+    names = {k for knobs in [*params.dataset_params.values(), *params.method_params.values(),
+                             *params.supplements.values()] for k in knobs if "_" in k}
+    prose = re.sub(r"`[^`]*`|\]\([^)]*\)", "", report)
+    assert sorted(n for n in names | {"basemap_csvform", "__vs_truth"} if n in prose) == []
+    lag = params.supplements["random_walk"]["lag"]
+    assert f"|Δt| ≤ {lag}" in report and "**saw-tooth score**" in report
+    assert "**full fidelity std**" in report
