@@ -41,7 +41,7 @@ def run(params: Params, dataset: str, root: Path) -> None:
     view = DatasetView(dataset, title, arrays, maps, seeds,
                        aggregated[aggregated["dataset"] == dataset],
                        per_run[per_run["dataset"] == dataset],
-                       dataset_heading(title, snr_label(params.snr), arrays["X"]))
+                       dataset_heading(title, snr_label(params.snr), *arrays["X"].shape))
     pngs, dataset_facts = draw_all(view)
     suffix = f"_snr{snr_label(params.snr)}"
     files = {}

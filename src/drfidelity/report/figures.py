@@ -86,9 +86,9 @@ def scatter_axis(dataset: str) -> tuple[str, str]:
     return DATASETS[dataset].scatter or SCATTER_X_DEFAULT
 
 
-def dataset_heading(title: str, snr: str, X: np.ndarray) -> str:
-    """What every figure of a dataset says it shows: the dataset, its SNR and its size."""
-    return f"{title} — SNR = {snr}, N = {X.shape[0]}, D = {X.shape[1]}"
+def dataset_heading(title: str, snr: str, n: int, d: int) -> str:
+    """What every figure says it shows: the data, its SNR and its size."""
+    return f"{title} — SNR = {snr}, N = {n}, D = {d}"
 
 
 @dataclass
@@ -215,8 +215,8 @@ def map_axes(ax) -> None:
     ax.set_xticks([])
     ax.set_yticks([])
     ax.spines[["top", "right"]].set_visible(True)
-    ax.set_xlabel("map axis 1 (a.u.)", fontsize=6)
-    ax.set_ylabel("map axis 2 (a.u.)", fontsize=6)
+    ax.set_xlabel("map axis 1 (a.u.)", fontsize=7)
+    ax.set_ylabel("map axis 2 (a.u.)", fontsize=7)
 
 
 def gallery(view: DatasetView) -> object:
@@ -303,6 +303,29 @@ GALLERIES = {
     "outlier_stars": (_draw_outliers, None),
     "minority_triangles": (draw_populations, None),
 }
+#: gallery kind -> what its colours and markers mean (the caption's key)
+GALLERY_KEYS = {
+    "labels": "colour = true cluster",
+    "local_density": "colour = latent log local density, bright = dense core",
+    "cyclic_position": "colour = position along the loop, a cyclic colour map",
+    "outlier_stars": "bulk coloured by cluster, faint; outliers as white stars labelled "
+                     "o<direction><a|b>, or o<direction>ab where the pair's two members "
+                     "coincide in the map — a pair should stay together and away from the bulk",
+    "minority_triangles": "majority = dots, minority = black-edged triangles, colour = cluster",
+}
+#: score-scatter x metric -> what a point far up but left means (the caption's reading)
+SCATTER_READINGS = {
+    "shepard_near__vs_ambient": (
+        "Spearman ρ over the pairs of the first-mode near band",
+        "keeps the global layout and scrambles the near structure"),
+    "outlier_shepard__vs_ambient": (
+        "Spearman ρ over the pairs that touch an outlier",
+        "keeps the bulk's layout and misplaces the outliers (how far out, and where)"),
+    "minority_shepard__vs_ambient": (
+        "Spearman ρ over the pairs that touch the minority population, minority–minority and "
+        "minority–majority",
+        "keeps the majority's layout and misplaces the minority"),
+}
 
 
 def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
@@ -318,7 +341,7 @@ def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
     for p in PERCENTILES[:-1]:
         left.axvline(analysis.radii[p], color="black", ls="--", lw=0.6)
         left.annotate(f"p{p}", (analysis.radii[p], 0.98), xycoords=("data", "axes fraction"),
-                      fontsize=6, rotation=90, va="top", ha="right",
+                      fontsize=7, rotation=90, va="top", ha="right",
                       bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     left.axvline(d.mean(), color="tab:red", lw=1, label=f"mean {d.mean():.2f}")
     left.set_xlabel("ambient pair distance (data units)")
@@ -329,7 +352,7 @@ def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
     cumulative.set_ylabel("cumulative % of pairs", color="tab:blue")
     cumulative.set_ylim(0, 100)
     cumulative.spines["right"].set_visible(True)
-    left.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, fontsize=6, frameon=False)
+    left.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, fontsize=7, frameon=False)
     near = int(np.count_nonzero(d <= analysis.near_radius))
     right.bar(["all pairs", "near band"], [d.size, near], color=["#888888", "tab:green"])
     right.set_ylabel("pairs")
@@ -366,7 +389,7 @@ def recall_bias(view: DatasetView, analysis: Analysis) -> object:
                     f"{100 * inside:.0f}% of points have it inside the band")
     right.set_xlabel("ambient distance (data units)")
     right.set_ylabel("points")
-    right.legend(fontsize=6)
+    right.legend(fontsize=7)
     return fig
 
 
@@ -552,7 +575,6 @@ def facts(view: DatasetView, analysis: Analysis) -> dict:
         "pointwise_vmax": POINTWISE_VMAX,
         "rnx_k_max": rnx_k_max(view.X.shape[0]),
         "heading": view.heading,
-        "scatter_label": scatter_axis(view.dataset)[1],
         "recall_k": analysis.k,
         "kth_inside_pct": 100.0 * analysis.kth_inside,
     }
@@ -578,5 +600,99 @@ def draw_all(view: DatasetView) -> tuple[dict[str, bytes], dict]:
     return {key: style.png_bytes(fig) for key, fig in drawn.items()}, facts(view, analysis)
 
 
-__all__ = ["DatasetView", "Analysis", "analyse", "draw_all", "facts", "figure_names",
-           "scatter_axis"]
+# ------------------------------------------------------------------------- captions
+# One caption per figure family, written from the dataset's facts (facts.json), so every
+# number is the drawn one and the text matches what the figure draws.
+
+def _caption_gallery(dataset: str, facts: dict) -> str:
+    seed = min(facts["seeds"].values(), default=0)
+    return (f"**Map gallery** (each method's seed-{seed} map; "
+            f"{GALLERY_KEYS[DATASETS[dataset].gallery]}). Read: are the groups the data has "
+            "kept apart, and kept at their relative sizes? Map axes have no units (a.u.).")
+
+
+def _caption_distance(dataset: str, facts: dict) -> str:
+    band = ("the fallback 5th percentile (no clear first mode)" if facts["near_fallback"]
+            else "the first mode of the histogram")
+    return (f"**Pair-distance distribution.** All {facts['n_pairs']:,} ambient distances; green "
+            f"= the near band up to {facts['near_radius']:.2f} ({band}), "
+            f"{facts['near_pct']:.1f}% of the pairs; dashed = fixed percentiles. Read: the far "
+            f"pairs out-vote the near ones {facts['outvote_ratio']:.1f} : 1 in a full-pair ρ.")
+
+
+def _caption_scatter(dataset: str, facts: dict) -> str:
+    metric, label = scatter_axis(dataset)
+    meaning, reading = SCATTER_READINGS[metric]
+    return (f"**Scores.** x = {label}, the {meaning}; y = full ρ over all pairs; bars = "
+            f"bootstrap CIs of the median over seeds. Read: up and to the right is better; a point far up "
+            f"but left {reading}.")
+
+
+def _caption_shepard(dataset: str, facts: dict) -> str:
+    return ("**Shepard density**: map distance against ambient distance over all pairs, as "
+            "hexagons coloured by their pair count on one log scale for all panels; dashed red "
+            f"= the near-band radius {facts['near_radius']:.2f}. Read: a thin rising ridge left "
+            "of the dashed line means near pairs keep their order; a flat or fanned blob there "
+            "means the map scrambles them. Titles give the drawn run's full ρ.")
+
+
+def _caption_heatmap(dataset: str, facts: dict) -> str:
+    return ("**Summary** of the medians (near ρ, full ρ and the biased k-NN reference block; "
+            "cont. = continuity). Read across a row for a method's profile; colours clip at 0.")
+
+
+def _caption_rnx(dataset: str, facts: dict) -> str:
+    best = facts["best_auc_method"]
+    auc = facts["auc_log_rnx"].get(best, float("nan")) if best else float("nan")
+    return (f"**R_NX(K)** (Lee & Verleysen 2009) of each drawn map on a log-K axis up to "
+            f"K = N/2 = {facts['rnx_k_max']}; legend = AUC on log K over all K (small K "
+            f"weighted most). Highest here: {best} ({auc:.3f}). Read: the curve's height at K "
+            "tells how much of the K-neighbourhoods survives beyond chance (0 = random map, "
+            "1 = perfect). Larger K are not drawn: R_NX divides by N − 1 − K, so near K = N a "
+            "few swapped ranks swing it to ±1.")
+
+
+def _caption_rank_quality(dataset: str, facts: dict) -> str:
+    return ("**Rank-error quality Q′(κ_s, κ_t)** (Lueks et al. 2011): the share of pairs within "
+            "κ_s neighbours (in the data or the map) whose rank error is at most κ_t; κ_s on a "
+            "log axis, the tolerances 0, 1, 2, 5, 10, … one row each; colour on a log scale "
+            f"from {RANK_QUALITY_FLOOR:g} to 1, the white line at Q′ = {RANK_QUALITY_LEVEL:g}. "
+            "Read: the lower the white line, the smaller the rank error that already keeps half "
+            "the neighbourhoods; a line that rises at small κ_s means local order is lost.")
+
+
+def _caption_local(dataset: str, facts: dict) -> str:
+    ks, kt = facts["pointwise_kappa"]
+    ringed = " Red rings = the outliers." if DATASETS[dataset].gallery == "outlier_stars" else ""
+    return (f"**Where each map can be trusted**: point-wise Q′ᵢ (κ_s = {ks}, κ_t = {kt}), "
+            "counted from both ends of every pair, so tears and folds mark all points involved; "
+            f"one square-root colour scale from 0 to {facts['pointwise_vmax']:g} for every map "
+            f"and every dataset.{ringed} Read: dark points sit among neighbours they do not "
+            "have in the data.")
+
+
+def _caption_recall(dataset: str, facts: dict) -> str:
+    return (f"**Why recall@k is biased.** Left: the same k gives very different radii in dense "
+            f"and sparse regions (schematic). Right: each point's distance to its "
+            f"{facts['recall_k']}-th ambient neighbour against the single near-band radius; "
+            f"{facts['kth_inside_pct']:.0f}% of points have it inside the band. Read: recall@k "
+            "asks every point for the same count of neighbours, whatever its local density.")
+
+
+CAPTIONS = {"gallery": _caption_gallery, "distance_distribution": _caption_distance,
+            "score_scatter": _caption_scatter, "shepard": _caption_shepard,
+            "summary_heatmap": _caption_heatmap, "rnx": _caption_rnx,
+            "rank_error_quality": _caption_rank_quality, "local_quality": _caption_local,
+            "recall_bias": _caption_recall}
+
+
+def figure_caption(key: str, dataset: str, facts: dict) -> str:
+    """The caption of ``dataset``'s figure ``key`` from its facts (``facts.json``), headed by
+    the data it shows (dataset, SNR, size) where the facts carry it."""
+    text = CAPTIONS[key](dataset, facts)
+    heading = facts.get("heading")
+    return f"{text} ({heading}.)" if heading else text
+
+
+__all__ = ["DatasetView", "Analysis", "analyse", "dataset_heading", "draw_all", "facts",
+           "figure_caption", "figure_names", "scatter_axis"]
