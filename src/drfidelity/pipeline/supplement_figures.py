@@ -200,12 +200,15 @@ def _sweeps(params: Params, root: Path, drawn: Drawn) -> None:
 def _noise_dims(params: Params, root: Path, drawn: Drawn) -> None:
     generic = _table(root, "dimsweep_aggregated")
     embedding = _table(root, "dimsweep_embedding_aggregated")
-    heading = (f"Noise-dims probe — three blobs in {params.supplements['noise_dims']['n_principal']}"
-               f" dimensions under noise columns up to D, N = {params.n}")
     data_root = study_data_dir(root, "noise_dims")
     # the inputs of the probe's own data seed (dim<D>; dim<D>_ds<s> are extra realisations)
     dims = sorted(int(p.name[3:]) for p in data_root.glob("dim*")
                   if p.name[3:].isdigit() and (p / "X.npy").exists()) if data_root.is_dir() else []
+    # the probe's blobs are drawn without noise (studies.registry), padded with noise columns
+    heading = dataset_heading(
+        f"Noise-dims probe, {params.supplements['noise_dims']['n_principal']} signal dimensions "
+        "padded with noise columns", snr_label(float("inf")), params.n,
+        f"{min(dims)}–{max(dims)}" if dims else "—")
     if generic is not None:
         ambient = {}
         for dim in dims:
