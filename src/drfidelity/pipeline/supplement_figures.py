@@ -27,7 +27,7 @@ from drfidelity.core.layout import (read_status, results_dir, study_data_dir,
                                     study_embeddings_dir, supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.datasets.registry import DATASETS
-from drfidelity.scale import MACHINE_FILE
+from drfidelity.scale import CONFIG_FILE, MACHINE_FILE
 from drfidelity.report import style
 from drfidelity.report.scale import scale_figure
 from drfidelity.report import supplement_figures as draw
@@ -254,7 +254,17 @@ def _scale(root: Path, drawn: Drawn) -> None:
     if runs is None:
         return
     machine = results_dir(root) / MACHINE_FILE
-    drawn.add("scale", scale_figure(runs),
+    config = root / CONFIG_FILE
+    heading = ""
+    if config.exists():  # the study's input (its runs hold N and D, not the generator)
+        import yaml
+
+        setting = yaml.safe_load(config.read_text())
+        heading = dataset_heading(f"Scale study on {DATASETS[setting['dataset']].title}",
+                                  snr_label(float(setting["snr"])),
+                                  f"{runs['n'].min()}–{runs['n'].max()}",
+                                  "/".join(str(d) for d in sorted(set(runs["d"]))))
+    drawn.add("scale", scale_figure(runs), heading,
               machine=json.loads(machine.read_text()) if machine.exists() else None)
 
 

@@ -86,7 +86,7 @@ def scatter_axis(dataset: str) -> tuple[str, str]:
     return DATASETS[dataset].scatter or SCATTER_X_DEFAULT
 
 
-def dataset_heading(title: str, snr: str, n: int, d: int | str) -> str:
+def dataset_heading(title: str, snr: str, n: int | str, d: int | str) -> str:
     """What every figure says it shows: the data, its SNR and its size."""
     return f"{title} — SNR = {snr}, N = {n}, D = {d}"
 
