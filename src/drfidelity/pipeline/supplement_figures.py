@@ -1,12 +1,14 @@
 """Stage ``supplement_figures``: the supplement studies' data, maps and result tables ->
 ``figures/supplements/{name}.png`` and ``figures/supplements/facts.json``, and each study's
-headline medians and median curves (``results/headline/{study}.json``, DVC metrics;
+headline medians and median curves (``results/headline/{study}.json``, read by ``dvc metrics``
+by path;
 ``results/plots/{study}.csv``, DVC plots).
 
 Every input is optional: a figure whose table or maps are absent is not drawn (and the report
 says "not built"); a method a study skipped gets a panel naming its reason. ``facts.json``
 holds the drawn files and the numbers the report's captions quote (``files``, and per figure
-``skipped``, ``new_methods`` and measured values), so the report stage needs no maps.
+``heading`` (the data it shows), ``skipped``, ``new_methods``, measured values and, for the
+figures whose drawing needs explaining, ``caption``), so the report stage needs no maps.
 
 Map folders follow ``embeddings/<study>[/<config>]/<method>/seed<s>[_fit|_add].npy`` with a
 ``status.json`` beside them; the representative map is a method's lowest seed.
@@ -109,11 +111,14 @@ class Drawn:
         self.pngs: dict[str, bytes] = {}
         self.facts: dict = {}
 
-    def add(self, key: str, fig, heading: str = "", **facts) -> None:
-        """Keep ``fig`` (titled ``heading``: the data it shows) and its caption facts."""
+    def add(self, key: str, fig, heading: str = "", caption=None, **facts) -> None:
+        """Keep ``fig`` (titled ``heading``: the data it shows) and its caption facts; a
+        figure whose drawing needs explaining has its ``caption(facts)`` in them too."""
         if heading:
             fig.suptitle(heading)
             facts["heading"] = heading
+        if caption is not None:
+            facts["caption"] = caption(facts)
         self.pngs[key] = style.png_bytes(fig)
         self.facts[key] = facts
 
@@ -158,7 +163,7 @@ def _random_walk(root: Path, drawn: Drawn) -> None:
         maps, seeds, skipped = found
         drawn.add("trajectory_gallery",
                   draw.trajectory_gallery(series, data["t"], maps, seeds, skipped), heading,
-                  skipped=skipped)
+                  draw.trajectory_caption, skipped=skipped)
 
 
 def _sweep_heading(params: Params, knob: str, value: float | None = None) -> str:
@@ -229,8 +234,8 @@ def _noise_dims(params: Params, root: Path, drawn: Drawn) -> None:
             skipped.setdefault(label, reason)
     if labels:
         skipped = {m: r for m, r in skipped.items() if m not in maps}
-        drawn.add("dims_grid", draw.dims_grid(labels, maps, skipped), heading, skipped=skipped,
-                  dims=sorted(labels))
+        drawn.add("dims_grid", draw.dims_grid(labels, maps, skipped), heading,
+                  draw.dims_grid_caption, skipped=skipped, dims=sorted(labels))
 
 
 def _tables_only(params: Params, root: Path, drawn: Drawn) -> None:
@@ -239,7 +244,7 @@ def _tables_only(params: Params, root: Path, drawn: Drawn) -> None:
         drawn.add("hyperparam_sensitivity",
                   draw.hyperparam_curves(hyper, HYPERPARAM_METRICS,
                                          hyperparam_defaults(params, hyper)),
-                  main_heading(params, "Main inputs"))
+                  main_heading(params, "Main inputs"), draw.hyperparam_caption)
     stability = _table(root, "stability")
     if stability is not None:
         drawn.add("stability", draw.stability_bars(stability), main_heading(params, "Main inputs"))
