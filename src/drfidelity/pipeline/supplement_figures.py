@@ -1,8 +1,7 @@
 """Stage ``supplement_figures``: the supplement studies' data, maps and result tables ->
 ``figures/supplements/{name}.png`` and ``figures/supplements/facts.json``, and each study's
 headline medians and median curves (``results/headline/{study}.json``, read by ``dvc metrics``
-by path;
-``results/plots/{study}.csv``, DVC plots).
+by path; ``results/plots/{study}.csv``, DVC plots).
 
 Every input is optional: a figure whose table or maps are absent is not drawn (and the report
 says "not built"); a method a study skipped gets a panel naming its reason. ``facts.json``
