@@ -1,6 +1,7 @@
 """Stage ``report``: results and figure facts -> ``REPORT.md``, ``REPORT.html``,
 ``paper/tables/{dataset}.tex`` (and ``addplot.tex``), ``paper/macros.tex``, the paper's figures
-and the DVC metrics file ``results/headline.json`` (per dataset and method: full ρ, near ρ, Σ).
+and the DVC metrics file ``results/headline.json`` (per method: Σ summed over the datasets and
+mean full ρ; per dataset the Σ leader).
 
 The figures stages' ``figures/{dataset}/facts.json`` and ``figures/supplements/facts.json``
 hold the numbers the captions quote; without them (figures not built) the report says so and
@@ -107,7 +108,7 @@ def run(params: Params, root: Path) -> None:
             print(f"[report] {path} not found: {dataset} without figures "
                   f"(run `drfidelity stage figures {dataset}` first)", flush=True)
     write_text(results_dir(root) / "headline.json",
-               dumps_json({d: headline(aggregated, d) for d in params.datasets}))
+               dumps_json(headline(aggregated, params.datasets)))
     supplements = load_supplements(root, params.supplements["random_walk"]["lag"])
     inputs = Inputs(params, aggregated, skipped, facts, supplements)
     found = findings(inputs)

@@ -105,14 +105,34 @@ def _dataset_stats(aggregated: pd.DataFrame, dataset: str):
     return methods, stats, medians
 
 
-def headline(aggregated: pd.DataFrame, dataset: str) -> dict[str, dict[str, float]]:
-    """Per method: the full and near ρ medians and the ranking total Σ (what ``dvc metrics``
-    and ``dvc exp show`` compare)."""
+def dataset_headline(aggregated: pd.DataFrame, dataset: str) -> dict[str, dict[str, float]]:
+    """Per method of ``dataset``: the full ρ median and the ranking table's total Σ."""
     methods, _, medians = _dataset_stats(aggregated, dataset)
     points = composite_points(medians, methods, list(scored_keys(dataset)))
-    return {m: {"full_rho": medians[m]["full_shepard"],
-                "near_rho": medians[m]["shepard_near__vs_ambient"],
-                "sigma": points[m]["total"]} for m in methods}
+    return {m: {"full_rho": medians[m]["full_shepard"], "sigma": points[m]["total"]}
+            for m in methods}
+
+
+def headline(aggregated: pd.DataFrame, datasets) -> dict:
+    """The DVC metrics file ``results/headline.json``, one screen of ``dvc metrics diff`` and
+    ``dvc exp show``: which method leads, by how much, and whether a run changed that.
+
+    Per method (canonical order): ``sigma``, its ranking totals Σ summed over the datasets it
+    ran on, and ``full_rho``, the mean of its full ρ medians there; ``winner``: per dataset the
+    Σ leader (ties joined by "+").
+    """
+    per = {d: dataset_headline(aggregated, d) for d in datasets}
+    result: dict = {}
+    for method in METHODS:
+        ran = [per[d][method] for d in datasets if method in per[d]]
+        if ran:
+            result[method] = {"sigma": sum(r["sigma"] for r in ran),
+                              "full_rho": float(np.mean([r["full_rho"] for r in ran]))}
+    result["winner"] = {}
+    for dataset, rows in per.items():
+        top = max((r["sigma"] for r in rows.values()), default=None)
+        result["winner"][dataset] = "+".join(m for m, r in rows.items() if r["sigma"] == top)
+    return result
 
 
 def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
