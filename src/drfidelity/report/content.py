@@ -175,7 +175,8 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
                            Heading(3, f"{title} — SNR = {snr}")]
     missing = _missing_note(f["skipped"])
     if facts is not None:
-        blocks.append(Figure(facts["files"]["gallery"], gallery_caption(dataset, facts) + missing))
+        blocks.append(Figure(facts["files"]["gallery"],
+                             fig.figure_caption("gallery", dataset, facts) + missing))
     blocks.append(Table(f["table"]))
     blocks.append(Para(table_summary(f) + missing))
     if facts is None:
@@ -184,7 +185,7 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
         return blocks
     for key in ("distance_distribution", "score_scatter", "shepard", "summary_heatmap", "rnx",
                 "rank_error_quality", "local_quality", "recall_bias"):
-        blocks.append(Figure(facts["files"][key], CAPTIONS[key](dataset, facts, f) + missing))
+        blocks.append(Figure(facts["files"][key], fig.figure_caption(key, dataset, facts) + missing))
     return blocks
 
 
@@ -201,88 +202,6 @@ def table_summary(f: dict) -> str:
     else:
         text += " No outright failure."
     return text
-
-
-def gallery_caption(dataset: str, facts: dict) -> str:
-    return (f"**Map gallery** (each method's seed-{min(facts['seeds'].values(), default=0)} "
-            f"map; {DATASETS[dataset].gallery_caption}). Read: are the groups the data has "
-            "kept apart, and kept at their relative sizes? Map axes have no units (a.u.).")
-
-
-def _caption_distance(dataset, facts, f) -> str:
-    band = ("the fallback 5th percentile (no clear first mode)" if facts["near_fallback"]
-            else "the first mode of the histogram")
-    return (f"**Pair-distance distribution.** All {facts['n_pairs']:,} ambient distances; green = "
-            f"the near band up to {facts['near_radius']:.2f} ({band}), {facts['near_pct']:.1f}% of "
-            f"the pairs; dashed = fixed percentiles. Read: the far pairs out-vote the near ones "
-            f"{facts['outvote_ratio']:.1f} : 1 in a full-pair ρ.")
-
-
-def _caption_scatter(dataset, facts, f) -> str:
-    metric, label = fig.scatter_axis(dataset)
-    lost = ("the near structure" if metric == fig.SCATTER_X_DEFAULT[0]
-            else f"the pairs this dataset is about ({label.split(' (')[0]})")
-    return (f"**Scores.** x = {label}, y = full ρ, bars = bootstrap CIs. Read: up and to the "
-            "right is better; a point far up but left keeps the global layout and loses "
-            f"{lost}.")
-
-
-def _caption_shepard(dataset, facts, f) -> str:
-    return ("**Shepard density** (map distance against ambient distance, all pairs, log-count "
-            f"hexbins; dashed red = near-band radius {facts['near_radius']:.2f}). Read: a thin "
-            "rising ridge left of the dashed line means near pairs keep their order; a flat or "
-            "fanned blob there means the map scrambles them. Titles give the drawn run's full ρ.")
-
-
-def _caption_heatmap(dataset, facts, f) -> str:
-    shown = [key for key, _ in fig.HEATMAP_METRICS]
-    absent = [c.header for c in DATASETS[dataset].scored if c.metric not in shown]
-    scatter, label = fig.scatter_axis(dataset)
-    if not absent and scatter != fig.SCATTER_X_DEFAULT[0] and scatter not in shown:
-        absent.append(label.split(" (")[0])
-    note = (f" The {_and(absent)} this dataset exists for "
-            "is in the table and the scores figure, not here." if absent else "")
-    return ("**Summary** of the medians (" + ", ".join(label for _, label in fig.HEATMAP_METRICS)
-            + "; cont. = continuity). Read across a row for a method's profile; colours clip "
-            "at 0." + note)
-
-
-def _caption_rnx(dataset, facts, f) -> str:
-    best = facts["best_auc_method"]
-    auc = facts["auc_log_rnx"].get(best, math.nan) if best else math.nan
-    return (f"**R_NX(K)** (Lee & Verleysen 2009) of each drawn map on a log-K axis; legend = AUC "
-            f"on log K (small K weighted most). Highest here: {best} ({fixed(auc)}). Read: the "
-            "curve's height at K tells how much of the K-neighbourhoods survives beyond chance "
-            "(0 = random map, 1 = perfect).")
-
-
-def _caption_rank_quality(dataset, facts, f) -> str:
-    return ("**Rank-error quality Q′(κ_s, κ_t)** (Lueks et al. 2011): share of pairs within "
-            "κ_s neighbours (in the data or the map) whose rank error is at most κ_t. Read one "
-            "row (a tolerance) across κ_s: bright at small κ_s = local neighbourhoods kept; a "
-            "row that stays dark needs a larger tolerance.")
-
-
-def _caption_local(dataset, facts, f) -> str:
-    ks, kt = facts["pointwise_kappa"]
-    return (f"**Where each map can be trusted**: point-wise Q′ᵢ (κ_s = {ks}, κ_t = {kt}), "
-            "counted from both ends of every pair, so tears and folds mark all points involved; "
-            f"one colour scale for all maps, 0 to {facts['pointwise_vmax']:.2f}. Read: dark "
-            "points sit among neighbours they do not have in the data.")
-
-
-def _caption_recall(dataset, facts, f) -> str:
-    return (f"**Why recall@k is biased.** Left: the same k gives very different radii in dense "
-            f"and sparse regions (schematic). Right: each point's distance to its "
-            f"{facts['recall_k']}-th ambient neighbour against the single near-band radius; "
-            f"{facts['kth_inside_pct']:.0f}% of points have it inside the band. Read: recall@k "
-            "asks every point for the same count of neighbours, whatever its local density.")
-
-
-CAPTIONS = {"distance_distribution": _caption_distance, "score_scatter": _caption_scatter,
-            "shepard": _caption_shepard, "summary_heatmap": _caption_heatmap,
-            "rnx": _caption_rnx, "rank_error_quality": _caption_rank_quality,
-            "local_quality": _caption_local, "recall_bias": _caption_recall}
 
 
 # ------------------------------------------------------------------------- whole report
@@ -310,7 +229,7 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         "fixed radius for all points.")]
     if ds in facts:
         blocks.append(Figure(facts[ds]["files"]["distance_distribution"],
-                             _caption_distance(ds, facts[ds], f)))
+                             fig.figure_caption("distance_distribution", ds, facts[ds])))
     dr = _guide_dataset(found, "recall_bias")
     blocks += [Heading(3, "Why recall@k is biased"), Para(
         "recall@k, trustworthiness and continuity ask each point for its k nearest neighbours, "
@@ -319,7 +238,7 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         "greyed reference block, not scored.")]
     if dr in facts:
         blocks.append(Figure(facts[dr]["files"]["recall_bias"],
-                             _caption_recall(dr, facts[dr], found["datasets"][dr])))
+                             fig.figure_caption("recall_bias", dr, facts[dr])))
     blocks += [Heading(3, "How to read the tables"), Bullets((
         f"**full pts / near pts**{_extra_points(found)}: {points_rule()} points "
         f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "

@@ -61,6 +61,15 @@ HEATMAP_METRICS = (("shepard_near__vs_ambient", "near ρ"), ("full_shepard", "fu
                    ("cont_k15", "cont.@15"))
 
 
+def heatmap_metrics(dataset: str) -> tuple[tuple[str, str], ...]:
+    """The summary heat map's (metric, label) columns for ``dataset``: near and full ρ, the
+    dataset's own scored columns (outlier ρ, minority ρ, ...: what it exists for), then the
+    biased k-NN reference block."""
+    own = tuple((c.metric, c.header) for c in DATASETS[dataset].scored
+                if c.metric not in dict(HEATMAP_METRICS))
+    return HEATMAP_METRICS[:2] + own + HEATMAP_METRICS[2:]
+
+
 #: Figure key -> file stem: the previous release's names where it had the figure, new names
 #: for the rank-based figures it lacked; a dataset's ``figure_stems`` override some.
 FIGURE_STEMS = {
@@ -451,11 +460,13 @@ def score_scatter(view: DatasetView) -> object:
 def summary_heatmap(view: DatasetView) -> object:
     """Methods x main metrics (medians), values printed."""
     methods = list(view.maps)
-    values = np.array([[view.median(m, key) for key, _ in HEATMAP_METRICS] for m in methods])
-    fig = style.figure(style.FULL_WIDTH * 0.6, 0.35 * len(methods) + 1.0)
+    columns = heatmap_metrics(view.dataset)
+    values = np.array([[view.median(m, key) for key, _ in columns] for m in methods])
+    fig = style.figure(style.FULL_WIDTH * (0.45 + 0.03 * len(columns)),
+                       0.35 * len(methods) + 1.0)
     ax = fig.subplots()
     image = ax.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(HEATMAP_METRICS)), [label for _, label in HEATMAP_METRICS])
+    ax.set_xticks(range(len(columns)), [label for _, label in columns])
     ax.set_yticks(range(len(methods)), methods)
     for tick, method in zip(ax.get_yticklabels(), methods):
         tick.set_color(style.method_color(method))
@@ -637,8 +648,10 @@ def _caption_shepard(dataset: str, facts: dict) -> str:
 
 
 def _caption_heatmap(dataset: str, facts: dict) -> str:
-    return ("**Summary** of the medians (near ρ, full ρ and the biased k-NN reference block; "
-            "cont. = continuity). Read across a row for a method's profile; colours clip at 0.")
+    labels = [label for _, label in heatmap_metrics(dataset)[:-len(HEATMAP_METRICS) + 2]]
+    return (f"**Summary** of the medians ({', '.join(labels)}, then the biased k-NN reference "
+            "block; cont. = continuity). Read across a row for a method's profile; colours "
+            "clip at 0.")
 
 
 def _caption_rnx(dataset: str, facts: dict) -> str:

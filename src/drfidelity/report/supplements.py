@@ -67,9 +67,6 @@ ADDPLOT_LATEX_HEADERS = [
 #: the noise-dims table's landmark dimensions (both previous releases' lists), shown where
 #: the sweep has them.
 LANDMARK_DIMS = (6, 40, 80, 200, 250, 300, 400, 500, 768, 1500, 2000, 6000)
-#: the columns of the noise-dims maps grid: the previous release's (6 ... 768), plus the
-#: largest csvform D, where only toorPIA has a map.
-GRID_DIMS = (6, 40, 100, 200, 250, 300, 768, 2000)
 #: the noise-dims table's two toorPIA rows: the service's two endpoints
 TOORPIA_EMBEDDING = "toorPIA (embedding endpoint)"
 TOORPIA_CSVFORM = "toorPIA (CSV-form endpoint)"
@@ -111,6 +108,10 @@ class Supplements:
 
     def fact(self, key: str) -> dict:
         return (self.facts or {}).get(key, {})
+
+    def drawn_caption(self, key: str) -> str:
+        """The caption the figures stage wrote beside figure ``key`` (it knows what it drew)."""
+        return self.fact(key).get("caption", "")
 
 
 def not_built(title: str, *names: str) -> list[Block]:
@@ -309,11 +310,8 @@ def timeseries_section(s: Supplements) -> list[Block]:
             "cross-series pairs against the sum of their squared radii (median ratio "
             f"{_num(geometry['pythagoras_median'], '.3f')}). Read: near 90° and a ratio near 1 "
             "mean the series are orthogonal rays — a faithful map shows a star."))
-    blocks += s.figure("trajectory_gallery", (
-        "**Trajectory gallery** (each method's lowest-seed map; colour = step t, squares = "
-        "series ends). Read: a star of separate rays keeps the global arrangement; a smooth "
-        "curve where the data is jagged hides the step structure."
-        + _missing(s, "trajectory_gallery")))
+    blocks += s.figure("trajectory_gallery", s.drawn_caption("trajectory_gallery")
+                       + _missing(s, "trajectory_gallery"))
     blocks += [Table(table), Para(
         f"Best within-series near ρ (local step structure): {local_m} ({fixed(local_v)}); "
         f"rows sorted by full ρ, best {table.rows[0][0]}. Read the columns apart: a map can keep "
@@ -469,10 +467,7 @@ def noise_dims_section(s: Supplements) -> list[Block]:
         caption += (f" The ambient baseline is {fixed(ambient[top])} at D = {top}: the labels "
                     "are still there, so a map's loss is the map's.")
     blocks += s.figure("dimension_curve", caption + _missing(s, "dimension_curve"))
-    blocks += s.figure("dims_grid", (
-        "**Maps across D** (rows = methods, columns = landmark D, lowest seed, colour = "
-        "label). Read: where the three colours merge, the map has lost the signal."
-        + _missing(s, "dims_grid")))
+    blocks += s.figure("dims_grid", s.drawn_caption("dims_grid") + _missing(s, "dims_grid"))
     largest = int(generic["dim"].max())
     leader, value = _leader(generic, KNN_METRIC, dim=largest)
     blocks += [Table(table), Para(
@@ -490,10 +485,7 @@ def hyperparam_section(s: Supplements) -> list[Block]:
     blocks: list[Block] = [Heading(2, title), Quote(
         "Each neighbourhood method's main knob, swept on the main benchmark's inputs: do the "
         "rankings hinge on the settings chosen?")]
-    blocks += s.figure("hyperparam_sensitivity", (
-        "**Sensitivity** (rows = datasets, columns = methods): full ρ, near ρ and recall@15 "
-        "against the knob value (log axis); the grey line marks the main benchmark's setting. "
-        "Read: a flat curve means the main table's value does not depend on the knob."))
+    blocks += s.figure("hyperparam_sensitivity", s.drawn_caption("hyperparam_sensitivity"))
     lines = []
     full = a[a["metric"] == "full_shepard"]
     for (dataset, method, knob), rows in full.groupby(["dataset", "method", "knob"], sort=False):
