@@ -42,8 +42,9 @@ scale: venv           ## the scale study of scale.yaml (about an hour; `dvc repr
 lock:                 ## re-resolve requirements/requirements.lock from requirements.in
 	tools/lock.sh
 
-paper:                ## typeset paper/main.pdf (needs latexmk + TeX Live; dvc repro does not)
+paper:                ## typeset paper/main.pdf (needs latexmk + TeX Live; dvc repro does not); fails on any LaTeX/BibTeX warning
 	cd paper && SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=nonstopmode -halt-on-error main.tex
+	python3 tools/paper_check.py paper/main.log paper/main.blg
 
 image:                ## build the Docker image drfidelity:local (docker, else podman; see docker/README.md)
 	tools/image.sh

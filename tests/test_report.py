@@ -270,17 +270,59 @@ def test_macros_and_report_name_a_missing_method_with_its_reason(published):
 
 
 def test_headline_metrics_are_the_tables_numbers():
-    """results/headline.json (the DVC metrics file): per dataset and method the full and near
-    rho medians of the aggregated table and the table's Σ; the committed file is that."""
+    """results/headline.json (the DVC metrics file): per method the tables' Σ summed over the
+    datasets and the mean full rho median; per dataset the Σ leader; the committed file is
+    that, and small enough for one screen (at most 40 metrics)."""
     aggregated = pd.read_csv(REPO / "results" / "metrics_aggregated.csv",
                              float_precision="round_trip")
-    committed = json.loads((REPO / "results" / "headline.json").read_text())
-    for dataset in sorted(set(aggregated.dataset)):
+    datasets = list(dict.fromkeys(aggregated.dataset))
+    sigma, full, leaders = {}, {}, {}
+    for dataset in datasets:
         table = ranking_table(aggregated, dataset)
         total = [c.key for c in table.columns].index("total")
-        sigma = {method: int(cells[total].text) for method, cells in table.rows}
-        ours = headline(aggregated, dataset)
-        assert {m: v["sigma"] for m, v in ours.items()} == sigma
+        totals = {method: int(cells[total].text) for method, cells in table.rows}
+        leaders[dataset] = {m for m, v in totals.items() if v == max(totals.values())}
         rows = aggregated[(aggregated.dataset == dataset) & (aggregated.metric == "full_shepard")]
-        assert {m: v["full_rho"] for m, v in ours.items()} == dict(zip(rows.method, rows["median"]))
-        assert committed[dataset] == ours
+        for method, value in totals.items():
+            sigma[method] = sigma.get(method, 0) + value
+            full.setdefault(method, []).append(float(rows[rows.method == method]["median"].iloc[0]))
+    ours = headline(aggregated, datasets)
+    assert {m: v["sigma"] for m, v in ours.items() if m != "winner"} == sigma
+    assert {m: v["full_rho"] for m, v in ours.items() if m != "winner"} == pytest.approx(
+        {m: sum(v) / len(v) for m, v in full.items()}, abs=1e-12)
+    assert {d: set(w.split("+")) for d, w in ours["winner"].items()} == leaders
+    assert sum(len(v) for v in ours.values()) <= 40
+    committed = json.loads((REPO / "results" / "headline.json").read_text())
+    assert committed == json.loads(json.dumps(ours))
+
+
+def test_rounded_zero_is_unsigned_and_a_failure_needs_the_whole_ci_below_zero():
+    from drfidelity.report.tables import Column, column_marks, fixed
+
+    assert fixed(-0.0002) == "0.000" and fixed(-0.00004, 4) == "0.0000"
+    assert fixed(-0.031) == "-0.031"
+    assert format_value(-0.0002, -0.042, 0.037, 3) == "0.000 [-0.042, 0.037]"
+    near = Column("shepard_near__vs_ambient", "near", "g", "higher")
+    values = {"A": -0.031, "B": -0.056, "C": 0.4}
+    marks = column_marks(near, values, {"A": 0.007, "B": -0.056, "C": 0.41})
+    assert marks == {"B": "crit", "C": "best"}  # A's CI reaches above 0: no flag
+    assert column_marks(near, values)["A"] == "crit"  # no CI: the median decides
+
+
+def test_committed_report_links_resolve_and_prose_has_no_parameter_names():
+    from drfidelity.core.params import load_params
+    from drfidelity.report.document import slug
+
+    report = (REPO / "REPORT.md").read_text()
+    anchors = {slug(h) for h in re.findall(r"^#+ (.+)$", report, re.M)}
+    links = set(re.findall(r"\]\(#([^)]+)\)", report))
+    assert "supplements" in links and sorted(links - anchors) == []
+    assert "-0.000" not in report
+    params = load_params(REPO / "params.yaml")
+    names = {k for knobs in [*params.dataset_params.values(), *params.method_params.values(),
+                             *params.supplements.values()] for k in knobs if "_" in k}
+    prose = re.sub(r"`[^`]*`|\]\([^)]*\)", "", report)
+    assert sorted(n for n in names | {"basemap_csvform", "__vs_truth"} if n in prose) == []
+    lag = params.supplements["random_walk"]["lag"]
+    assert f"|Δt| ≤ {lag}" in report and "**saw-tooth score**" in report
+    assert "**full fidelity std**" in report

@@ -66,3 +66,12 @@ def test_standalone_inlines_images_and_reports_a_missing_one(tmp_path, capsys):
 @pytest.mark.parametrize("args", [[], ["only-one"]])
 def test_standalone_usage_error(args):
     assert standalone.main(args) == 2
+
+
+def test_print_css_keeps_figures_with_captions_and_rows_whole():
+    from drfidelity.report.document import CSS
+
+    media = CSS[CSS.index("@media print"):]
+    for rule in ("figure,blockquote,pre,li{break-inside:avoid", "figcaption{break-before:avoid",
+                 "tr,th,td{break-inside:avoid", "h1,h2,h3{break-after:avoid"):
+        assert rule in media

@@ -111,14 +111,14 @@ def test_step_structure_is_best_closest_to_one():
 def test_noise_dims_table_is_the_published_one(published):
     rows = texts(noise_dims_table(published["dimsweep_aggregated"],
                                   published["dimsweep_embedding_aggregated"]))
-    assert list(rows)[-2:] == ["toorPIA (basemap_embedding)", "toorPIA (basemap_csvform)"]
+    assert list(rows)[-2:] == ["toorPIA (embedding endpoint)", "toorPIA (CSV-form endpoint)"]
     assert "toorPIA" not in rows
     dims = [6, 40, 80, 200, 250, 300, 400, 768, 1500, 2000]
     cell = {m: dict(zip(dims, v)) for m, v in rows.items()}
     assert cell["PCA"][80] == "0.918" and cell["DREAMS"][250] == "—"
     assert cell["PyMDE"][40] == "0.555 [0.480, 0.687]"
-    assert cell["toorPIA (basemap_embedding)"][200] == "0.754"
-    assert cell["toorPIA (basemap_csvform)"][2000] == "0.736 [0.645, 0.882]"
+    assert cell["toorPIA (embedding endpoint)"][200] == "0.754"
+    assert cell["toorPIA (CSV-form endpoint)"][2000] == "0.736 [0.645, 0.882]"
 
 
 def test_stability_and_bridge_tables_are_the_published_ones(published):

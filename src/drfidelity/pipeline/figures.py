@@ -18,7 +18,7 @@ from drfidelity.core.files import dumps_json, read_array_dir, write_text
 from drfidelity.core.layout import (data_dir, facts_path, figures_dir, load_embeddings,
                                     results_dir)
 from drfidelity.core.params import Params, snr_label
-from drfidelity.report.figures import DatasetView, draw_all, figure_names
+from drfidelity.report.figures import DatasetView, dataset_heading, draw_all, figure_names
 from drfidelity.core.storage import atomic_write
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
@@ -37,9 +37,11 @@ def run(params: Params, dataset: str, root: Path) -> None:
     per_run = pd.read_csv(results / "metrics_per_run.csv", float_precision="round_trip")
     arrays = read_array_dir(data_dir(root, dataset))
     maps, seeds = representative_maps(params, root, dataset)
-    view = DatasetView(dataset, DATASETS[dataset].title, arrays, maps, seeds,
+    title = DATASETS[dataset].title
+    view = DatasetView(dataset, title, arrays, maps, seeds,
                        aggregated[aggregated["dataset"] == dataset],
-                       per_run[per_run["dataset"] == dataset])
+                       per_run[per_run["dataset"] == dataset],
+                       dataset_heading(title, snr_label(params.snr), *arrays["X"].shape))
     pngs, dataset_facts = draw_all(view)
     suffix = f"_snr{snr_label(params.snr)}"
     files = {}

@@ -22,8 +22,9 @@ from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
 from drfidelity.report.ranking import TOP_POINTS
-from drfidelity.report.supplements import Supplements, supplement_blocks
-from drfidelity.report.tables import CRUSH_LIMIT, RankingTable, ranking_table
+from drfidelity.report.supplements import TORN_RATIO, Supplements, supplement_blocks
+from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, RankingTable, fixed,
+                                      ranking_table)
 
 UPSTREAM = "DR Fidelity Benchmark v1.3.0 (toorpia/dr-fidelity-benchmark, MIT)"
 COMPARISON = "results/comparison_v1_3_0.md"
@@ -174,7 +175,8 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
                            Heading(3, f"{title} — SNR = {snr}")]
     missing = _missing_note(f["skipped"])
     if facts is not None:
-        blocks.append(Figure(facts["files"]["gallery"], gallery_caption(dataset, facts) + missing))
+        blocks.append(Figure(facts["files"]["gallery"],
+                             fig.figure_caption("gallery", dataset, facts) + missing))
     blocks.append(Table(f["table"]))
     blocks.append(Para(table_summary(f) + missing))
     if facts is None:
@@ -183,7 +185,7 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
         return blocks
     for key in ("distance_distribution", "score_scatter", "shepard", "summary_heatmap", "rnx",
                 "rank_error_quality", "local_quality", "recall_bias"):
-        blocks.append(Figure(facts["files"][key], CAPTIONS[key](dataset, facts, f) + missing))
+        blocks.append(Figure(facts["files"][key], fig.figure_caption(key, dataset, facts) + missing))
     return blocks
 
 
@@ -192,86 +194,14 @@ def table_summary(f: dict) -> str:
     near_m, near_v = f["near_leader"]
     full_m, full_v = f["full_leader"]
     if near_m:
-        text += f" Best near ρ: {near_m} ({near_v:.3f}); best full ρ: {full_m} ({full_v:.3f})."
+        text += (f" Best near ρ: {near_m} ({fixed(near_v)}); best full ρ: {full_m} "
+                 f"({fixed(full_v)}).")
     if f["failures"]:
         text += " Outright failures (⚠): " + "; ".join(f"{m} — {col}" for m, col in
                                                        f["failures"]) + "."
     else:
         text += " No outright failure."
     return text
-
-
-def gallery_caption(dataset: str, facts: dict) -> str:
-    return (f"**Map gallery** (each method's seed-{min(facts['seeds'].values(), default=0)} "
-            f"map; {DATASETS[dataset].gallery_caption}). Read: are the groups the data has "
-            "kept apart, and kept at their relative sizes? Map axes have no units (a.u.).")
-
-
-def _caption_distance(dataset, facts, f) -> str:
-    band = ("the fallback 5th percentile (no clear first mode)" if facts["near_fallback"]
-            else "the first mode of the histogram")
-    return (f"**Pair-distance distribution.** All {facts['n_pairs']:,} ambient distances; green = "
-            f"the near band up to {facts['near_radius']:.2f} ({band}), {facts['near_pct']:.1f}% of "
-            f"the pairs; dashed = fixed percentiles. Read: the far pairs out-vote the near ones "
-            f"{facts['outvote_ratio']:.1f} : 1 in a full-pair ρ.")
-
-
-def _caption_scatter(dataset, facts, f) -> str:
-    _, label = fig.scatter_axis(dataset)
-    return (f"**Scores.** x = {label}, y = full ρ, bars = bootstrap CIs. Read: up and to the "
-            "right is better; a point far up but left keeps the global layout and loses the "
-            "near structure.")
-
-
-def _caption_shepard(dataset, facts, f) -> str:
-    return ("**Shepard density** (map distance against ambient distance, all pairs, log-count "
-            f"hexbins; dashed red = near-band radius {facts['near_radius']:.2f}). Read: a thin "
-            "rising ridge left of the dashed line means near pairs keep their order; a flat or "
-            "fanned blob there means the map scrambles them. Titles give the drawn run's full ρ.")
-
-
-def _caption_heatmap(dataset, facts, f) -> str:
-    return ("**Summary** of the medians (near ρ, full ρ and the biased k-NN reference block; "
-            "cont. = continuity). "
-            "Read across a row for a method's profile; colours clip at 0.")
-
-
-def _caption_rnx(dataset, facts, f) -> str:
-    best = facts["best_auc_method"]
-    auc = facts["auc_log_rnx"].get(best, math.nan) if best else math.nan
-    return (f"**R_NX(K)** (Lee & Verleysen 2009) of each drawn map on a log-K axis; legend = AUC "
-            f"on log K (small K weighted most). Highest here: {best} ({auc:.3f}). Read: the "
-            "curve's height at K tells how much of the K-neighbourhoods survives beyond chance "
-            "(0 = random map, 1 = perfect).")
-
-
-def _caption_rank_quality(dataset, facts, f) -> str:
-    return ("**Rank-error quality Q′(κ_s, κ_t)** (Lueks et al. 2011): share of pairs within "
-            "κ_s neighbours (in the data or the map) whose rank error is at most κ_t. Read one "
-            "row (a tolerance) across κ_s: bright at small κ_s = local neighbourhoods kept; a "
-            "row that stays dark needs a larger tolerance.")
-
-
-def _caption_local(dataset, facts, f) -> str:
-    ks, kt = facts["pointwise_kappa"]
-    return (f"**Where each map can be trusted**: point-wise Q′ᵢ (κ_s = {ks}, κ_t = {kt}), "
-            "counted from both ends of every pair, so tears and folds mark all points involved; "
-            f"one colour scale for all maps, 0 to {facts['pointwise_vmax']:.2f}. Read: dark "
-            "points sit among neighbours they do not have in the data.")
-
-
-def _caption_recall(dataset, facts, f) -> str:
-    return (f"**Why recall@k is biased.** Left: the same k gives very different radii in dense "
-            f"and sparse regions (schematic). Right: each point's distance to its "
-            f"{facts['recall_k']}-th ambient neighbour against the single near-band radius; "
-            f"{facts['kth_inside_pct']:.0f}% of points have it inside the band. Read: recall@k "
-            "asks every point for the same count of neighbours, whatever its local density.")
-
-
-CAPTIONS = {"distance_distribution": _caption_distance, "score_scatter": _caption_scatter,
-            "shepard": _caption_shepard, "summary_heatmap": _caption_heatmap,
-            "rnx": _caption_rnx, "rank_error_quality": _caption_rank_quality,
-            "local_quality": _caption_local, "recall_bias": _caption_recall}
 
 
 # ------------------------------------------------------------------------- whole report
@@ -284,7 +214,10 @@ def _guide_dataset(found: dict, key: str) -> str:
 
 
 def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
-    blocks: list[Block] = [Heading(2, "Reading guide")]
+    blocks: list[Block] = [Heading(2, "Reading guide"), Heading(3, "Glossary"), Para(
+        "Every label of the tables and figures below, defined once. All distances are "
+        "Euclidean and exact on all N(N−1)/2 pairs; ambient = the noisy data the methods saw."),
+        Bullets(glossary(inputs.params))]
     facts = inputs.facts
     ds = _guide_dataset(found, "distance_distribution")
     f = found["datasets"][ds]
@@ -296,7 +229,7 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         "fixed radius for all points.")]
     if ds in facts:
         blocks.append(Figure(facts[ds]["files"]["distance_distribution"],
-                             _caption_distance(ds, facts[ds], f)))
+                             fig.figure_caption("distance_distribution", ds, facts[ds])))
     dr = _guide_dataset(found, "recall_bias")
     blocks += [Heading(3, "Why recall@k is biased"), Para(
         "recall@k, trustworthiness and continuity ask each point for its k nearest neighbours, "
@@ -305,35 +238,78 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         "greyed reference block, not scored.")]
     if dr in facts:
         blocks.append(Figure(facts[dr]["files"]["recall_bias"],
-                             _caption_recall(dr, facts[dr], found["datasets"][dr])))
-    blocks += [Heading(3, "Glossary"), Bullets((
-        "**full ρ**: Spearman ρ between ambient and map distances over all N(N−1)/2 pairs "
-        "(global layout).",
-        "**near ρ**: the same over the pairs of the first-mode near band only — one fixed "
-        "radius for every point (near structure).",
-        "**outlier ρ / minority ρ**: the same over the pairs that involve an outlier / a "
-        "minority point.",
-        "**recall@k, trust@k, continuity@k**: k-nearest-neighbour measures (reference block, "
-        "biased as above).",
-        "**R_NX(K)**: share of K-neighbourhoods kept, rescaled so that 0 = random map and "
-        "1 = perfect; **Q′(κ_s, κ_t)**: share of pairs within κ_s neighbours whose rank error "
-        "is at most κ_t.",
-    )), Heading(3, "How to read the tables"), Bullets((
+                             fig.figure_caption("recall_bias", dr, facts[dr])))
+    blocks += [Heading(3, "How to read the tables"), Bullets((
         f"**full pts / near pts**{_extra_points(found)}: {points_rule()} points "
         f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
         "order); **Σ** is their sum. "
         "Rows are sorted by Σ, then full ρ.",
         "**bold** = best in the column, *italic* = worst (ties all marked), including Σ; "
-        "⚠ = outright failure: near or outlier ρ < 0, or the column's largest tightest-cluster "
+        "⚠ = outright failure: a near or outlier ρ below 0 beyond doubt (its bootstrap CI "
+        "below 0; a single run: its value), or the column's largest tightest-cluster "
         f"crush when it exceeds {CRUSH_LIMIT}×. In REPORT.html: green = best, light red = "
         "worst, dark red = outright failure; the greyed columns are the biased reference block.",
-        "**tight-cluster scale ×**: (within-cluster ÷ all-pairs median distance) of the "
-        "tightest cluster in the data, divided by the same ratio in the map: > 1 crushed, "
-        "< 1 inflated; best = closest to 1, no worst mark.",
+        "**tight-cluster scale ×**: best = closest to 1, no worst mark.",
         "Values: medians over seeds; brackets = bootstrap CI of the median (shown when runs > 1 "
-        "and the CI is at least 0.0005 wide). Deterministic methods run once.",
+        f"and the CI is at least {CI_MIN_WIDTH:g} wide). Deterministic methods run once.",
     ))]
     return blocks
+
+
+def glossary(params: Params) -> tuple[str, ...]:
+    """One bullet per label the report uses, in the order the report first uses them."""
+    lag = params.supplements["random_walk"]["lag"]
+    return (
+        "**band**: the pairs whose ambient distance is at most a radius, one radius for "
+        "every point; **fixed bands** p5 … p100 end at a percentile of the ambient distances.",
+        "**first-mode (near) band**: the band ending at the valley after the first peak of the "
+        "histogram of ambient distances — the pairs inside the data's smallest structures "
+        f"(the {bands.FALLBACK_PERCENTILE}th percentile when the histogram has no clear first "
+        "peak).",
+        "**full ρ** (column *full · global*): Spearman ρ between ambient and map distances "
+        "over all pairs (global layout). **near ρ** (*near · first-mode band*): the same over "
+        "the first-mode band only (near structure).",
+        "**outlier ρ / minority ρ** (minority-pair ρ): the same over the pairs that involve "
+        "an outlier / a minority point; **within-majority, within-minority, cross-population "
+        "ρ**: over the pairs with both ends in the majority, both in the minority, one in each.",
+        "**scale ×** (*tight-cluster scale ×*): for the data's tightest cluster, its median "
+        "within-cluster distance over the median of all distances, in the data, divided by "
+        "the same ratio in the map: 1 = kept, above 1 = crushed (that many times smaller "
+        "relative to the whole map), below 1 = inflated.",
+        "**full pts, near pts, outlier pts, Σ**: ranking points per scored column and their "
+        "sum (see *How to read the tables*).",
+        "**recall@k**: share of each point's k nearest ambient neighbours that are among its "
+        "k nearest map neighbours; **trust@k** (trustworthiness): penalises map neighbours "
+        "that are far in the data; **continuity@k** (cont.): penalises data neighbours that "
+        "are far in the map (reference block, biased: see *Why recall@k is biased*).",
+        "**R_NX(K)**: share of K-neighbourhoods kept, rescaled so that 0 = random map and "
+        "1 = perfect; **AUC**: its area on a log-K axis. **Q′(κ_s, κ_t)**: share of pairs "
+        "within κ_s neighbours (in the data or the map) whose rank changes by at most κ_t; "
+        "**Q′ᵢ**: the same per point.",
+        "**position dispersion**: after aligning a method's maps of different seeds "
+        "(Procrustes), the mean over points of the spread of their positions; **full ρ std**: "
+        "the standard deviation of full ρ over seeds; **full fidelity std**: that of the full "
+        "stress fidelity, 1 − stress over all pairs, stress = √(Σ(a − αb)² ÷ Σa²) with a the "
+        "ambient and b the map distances and α the best scale.",
+        f"**|Δt| ≤ {lag}**: pairs of one random walk at most {lag} steps apart in time; "
+        "**within-series / cross-series ρ**: over pairs of one walk / of two walks.",
+        f"**saw-tooth score**: over windows of {lag} steps, the median of path length ÷ "
+        "straight-line distance, minus 1, in the map, divided by the same in the data: "
+        "1 = as rough as the data, 0 = smoothed, above 1 = rougher.",
+        "**anomaly distance ÷ bulk radius**: an added anomaly's distance from the map's "
+        "centre over the median radius of the fitted bulk (above 1 = outside); "
+        "**attribution**: its direction points at its source cluster; **bulk-control ratio**: "
+        "how far fresh normal points land, relative to the map's spread, over the same in the "
+        "data (1 = ideal).",
+        "**outlier factor**: the outliers' distance from the bulk's centre in units of the "
+        "bulk's radius of gyration; **minority fraction**: the minority's share of the points.",
+        "**kNN accuracy / skill**: leave-one-out k-nearest-neighbour label accuracy in the map; "
+        "skill = (accuracy − chance) ÷ (the same classifier's accuracy on the raw data − "
+        "chance).",
+        f"**gap ratio / torn**: the smallest radius at which two neighbouring states connect "
+        "through their bridge in the map, over their centroid distance; torn above "
+        f"{fixed(TORN_RATIO)}.",
+    )
 
 
 def _extra_points(found: dict) -> str:
@@ -345,14 +321,14 @@ def _extra_points(found: dict) -> str:
 
 def methodology(inputs: Inputs, found: dict) -> list[Block]:
     params = inputs.params
-    fixed = ", ".join(f"p{p}" for p in bands.PERCENTILES)
+    percentiles = ", ".join(f"p{p}" for p in bands.PERCENTILES)
     skipped = sorted({(m, r) for m, r in zip(inputs.skipped.method, inputs.skipped.reason)})
     toorpia = ("toorPIA is a closed web service without a seed: its maps are data, pulled from "
                "the DVC remote and checked against `external_embeddings.manifest.json`.")
     if skipped:
         toorpia += " In this run: " + "; ".join(f"{m} not run — {r}" for m, r in skipped) + "."
     return [Heading(2, "Methodology notes"), Bullets((
-        f"**Bands.** Fixed bands at the {fixed} percentiles of the ambient distances; the "
+        f"**Bands.** Fixed bands at the {percentiles} percentiles of the ambient distances; the "
         f"first-mode near band ends at the valley after the first mode of a {bands.HIST_BINS}-bin "
         f"histogram smoothed twice with a {bands.SMOOTH_WIDTH}-bin boxcar (modes: maxima over "
         f"±{bands.MODE_ORDER} bins reaching {100 * bands.MODE_REL_HEIGHT:g}% of the highest; the "
@@ -361,7 +337,8 @@ def methodology(inputs: Inputs, found: dict) -> list[Block]:
         "**Fixed radius, not k.** One radius for every point keeps the comparison fair across "
         "densities; the per-point (variable-radius) ρ is computed for contrast only.",
         "**Not circular.** Every column that earns points compares the map with the noisy "
-        "ambient data the methods saw; the clean-truth (`__vs_truth`) block is stored beside it.",
+        "ambient data the methods saw; the same metrics against the clean, noise-free data "
+        "are stored beside them in `results/metrics_per_run.csv`.",
         "**Rank-based quality** (new here): co-ranking matrix, R_NX(K) and its log-K AUC (Lee & "
         "Verleysen 2009), and the two-parameter rank-error quality Q′(κ_s, κ_t) with its "
         "point-wise form (Lueks et al. 2011), all from `drfidelity.metrics`. Q′ is divided by "
@@ -374,7 +351,7 @@ def methodology(inputs: Inputs, found: dict) -> list[Block]:
         f"**toorPIA.** {toorpia}",
         f"**Scope.** Synthetic data with known geometry, N = {params.n}, D = {params.d}, "
         f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at the settings of "
-        "`params.yaml` (`method_params`); the supplements above probe other data (random "
+        "`params.yaml`; the supplements above probe other data (random "
         "walks, noise dimensions, sweeps) with the same methods.",
     ))]
 
@@ -397,6 +374,12 @@ def rebuild_section(params: Params) -> list[Block]:
 
 
 TITLE = "drfidelity — distance-fidelity benchmark report"
+SUPPLEMENTS = "Supplements"
+
+
+def _links(headings: list[str]) -> str:
+    """"[a](#a) · [b](#b)": links to the report's headings."""
+    return " · ".join(f"[{h}](#{slug(h)})" for h in headings)
 
 
 def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
@@ -409,14 +392,17 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
     if len(inputs.skipped):
         blocks.append(Quote("**Methods not run here:** " + "; ".join(
             f"{r.method} on {r.dataset}: {r.reason}" for r in inputs.skipped.itertuples())))
-    blocks.append(Para("Contents: " + " · ".join(
-        f"[{DATASETS[d].title}](#{slug(DATASETS[d].title)})" for d in params.datasets)
-        + " · [Time series](#time-series-random-walks) · [Supplements](#run-to-run-stability)"
-        " · [Methodology](#methodology-notes)"))
+    supplements = supplement_blocks(inputs.supplements)
+    blocks.append(Para("Contents: " + _links(
+        ["Reading guide"] + [DATASETS[d].title for d in params.datasets]
+        + [SUPPLEMENTS, "Methodology notes"])))
     blocks += reading_guide(inputs, found)
     for dataset in params.datasets:
         blocks += dataset_section(dataset, inputs, found)
-    blocks += supplement_blocks(inputs.supplements)
+    blocks += [Heading(2, SUPPLEMENTS), Para(
+        "Other data and other questions, each a pipeline stage of its own: "
+        + _links([b.text for b in supplements if isinstance(b, Heading) and b.level == 2]))]
+    blocks += supplements
     blocks += methodology(inputs, found)
     blocks += rebuild_section(params)
     return blocks

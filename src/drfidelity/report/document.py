@@ -124,6 +124,17 @@ figure img{max-width:100%;height:auto;border:1px solid #eee}
 figcaption{font-size:0.9em;color:#333}
 code{background:#f3f3f3;padding:0 0.2em}
 pre{background:#f3f3f3;padding:0.7em;overflow-x:auto}
+@media print{
+body{max-width:none;margin:0;padding:0;font-size:10pt}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+h1,h2,h3{break-after:avoid;page-break-after:avoid}
+figure,blockquote,pre,li{break-inside:avoid;page-break-inside:avoid}
+figure img{max-height:17cm;max-width:100%;width:auto}
+figcaption{break-before:avoid;page-break-before:avoid}
+tr,th,td{break-inside:avoid;page-break-inside:avoid}
+thead{display:table-header-group}
+a{color:inherit;text-decoration:none}
+}
 """
 
 

@@ -13,12 +13,12 @@ form follow Lueks, Mokbel, Biehl & Hammer (2011).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from matplotlib.colors import Normalize
+from matplotlib.colors import LogNorm, Normalize, PowerNorm
+from matplotlib.ticker import FuncFormatter
 from scipy.spatial.distance import pdist
 
 from drfidelity.datasets.registry import DATASETS
@@ -39,12 +39,35 @@ KAPPA_T_GRID = (0, 1, 2, 5, 10, 20, 50, 100, 200)
 KAPPA_S_POINTS = 24
 HEX_GRIDSIZE = 90
 HIST_BINS = 60
+#: the point-wise quality's colour scale, the same on every dataset so that the maps compare:
+#: 0..1 on a square-root scale (typical Q'_i lie at 0.05-0.4, which a linear 0..1 scale
+#: leaves all dark).
+POINTWISE_VMAX = 1.0
+POINTWISE_GAMMA = 0.5
+#: bottom of the rank-error quality's log colour scale (smaller values share its colour)
+RANK_QUALITY_FLOOR = 0.01
+#: the level drawn as a contour on every rank-error quality panel
+RANK_QUALITY_LEVEL = 0.5
+#: tick labels as plain numbers (1, 10, 100; 0.03) on log axes
+PLAIN_NUMBER = FuncFormatter(lambda value, _: f"{value:g}")
+#: marker size (points^2) of the map galleries and point-wise maps
+MAP_POINT_SIZE = 3
+LOCAL_POINT_SIZE = 7
 
 #: (metric, axis label) of the score scatter's x axis unless a dataset's spec names its own.
 SCATTER_X_DEFAULT = ("shepard_near__vs_ambient", "near-band Shepard ρ (median)")
 HEATMAP_METRICS = (("shepard_near__vs_ambient", "near ρ"), ("full_shepard", "full ρ"),
                    ("recall_k15", "recall@15"), ("trust_k15", "trust@15"),
                    ("cont_k15", "cont.@15"))
+
+
+def heatmap_metrics(dataset: str) -> tuple[tuple[str, str], ...]:
+    """The summary heat map's (metric, label) columns for ``dataset``: near and full ρ, the
+    dataset's own scored columns (outlier ρ, minority ρ, ...: what it exists for), then the
+    biased k-NN reference block."""
+    own = tuple((c.metric, c.header) for c in DATASETS[dataset].scored
+                if c.metric not in dict(HEATMAP_METRICS))
+    return HEATMAP_METRICS[:2] + own + HEATMAP_METRICS[2:]
 
 
 #: Figure key -> file stem: the previous release's names where it had the figure, new names
@@ -72,13 +95,19 @@ def scatter_axis(dataset: str) -> tuple[str, str]:
     return DATASETS[dataset].scatter or SCATTER_X_DEFAULT
 
 
+def dataset_heading(title: str, snr: str, n: int | str, d: int | str) -> str:
+    """What every figure says it shows: the data, its SNR and its size."""
+    return f"{title} — SNR = {snr}, N = {n}, D = {d}"
+
+
 @dataclass
 class DatasetView:
     """What one dataset's figures are drawn from.
 
     ``arrays`` are the generated arrays (X and its ground truth), ``maps`` the representative
     map of each method (its lowest seed), in canonical order, ``seeds`` that seed;
-    ``aggregated`` and ``per_run`` are this dataset's rows of the results tables.
+    ``aggregated`` and ``per_run`` are this dataset's rows of the results tables; ``heading``
+    (:func:`dataset_heading`) is the line every figure carries on top.
     """
 
     dataset: str
@@ -88,6 +117,7 @@ class DatasetView:
     seeds: dict[str, int]
     aggregated: pd.DataFrame
     per_run: pd.DataFrame
+    heading: str = ""
 
     @property
     def X(self) -> np.ndarray:
@@ -135,15 +165,6 @@ class Analysis:
         return float(np.mean(self.kth_distance <= self.near_radius))
 
     @property
-    def pointwise_vmax(self) -> float:
-        """Top of the shared colour scale of the point-wise maps: the largest 99th percentile
-        over the methods, rounded up to 0.05 (a 0..1 scale leaves typical maps all dark)."""
-        if not self.pointwise:
-            return 1.0
-        top = max(float(np.quantile(q, 0.99)) for q in self.pointwise.values())
-        return min(1.0, max(0.05, math.ceil(top * 20) / 20))
-
-    @property
     def near_share(self) -> float:
         return float(np.count_nonzero(self.d_ambient <= self.near_radius) / self.d_ambient.size)
 
@@ -174,11 +195,18 @@ def analyse(view: DatasetView) -> Analysis:
     return analysis
 
 
+#: height (inches) of what a panel grid carries besides its rows: the heading on top, a
+#: colour bar or legend below
+GRID_OVERHEAD = 0.9
+
+
 def panel_grid(count: int, panel: float = style.FULL_WIDTH / style.PANELS_PER_ROW,
-          extra_height: float = 0.6):
+               extra_height: float = 0.6):
+    """A figure of ``count`` panels, :data:`style.PANELS_PER_ROW` to a row; ``extra_height``
+    per row holds the panel titles and axis labels."""
     cols = min(style.PANELS_PER_ROW, max(count, 1))
     rows = -(-max(count, 1) // cols)
-    fig = style.figure(style.FULL_WIDTH, rows * (panel + extra_height))
+    fig = style.figure(style.FULL_WIDTH, rows * (panel + extra_height) + GRID_OVERHEAD)
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax in axes[count:]:
         ax.set_visible(False)
@@ -196,12 +224,13 @@ def map_axes(ax) -> None:
     ax.set_xticks([])
     ax.set_yticks([])
     ax.spines[["top", "right"]].set_visible(True)
-    ax.set_xlabel("map axis 1 (a.u.)", fontsize=6)
-    ax.set_ylabel("map axis 2 (a.u.)", fontsize=6)
+    ax.set_xlabel("map axis 1 (a.u.)", fontsize=7)
+    ax.set_ylabel("map axis 2 (a.u.)", fontsize=7)
 
 
 def gallery(view: DatasetView) -> object:
-    """Each method's map, coloured by what is known to be true about the points."""
+    """Each method's map, coloured by what is known to be true about the points; the marker
+    kinds a gallery draws (outlier stars, minority triangles) get a legend."""
     fig, axes = panel_grid(len(view.maps))
     draw, label = GALLERIES[DATASETS[view.dataset].gallery]
     scalar = None
@@ -211,47 +240,66 @@ def gallery(view: DatasetView) -> object:
         method_title(ax, method, f"seed {view.seeds[method]}")
     if scalar is not None:
         fig.colorbar(scalar, ax=list(axes), location="bottom", shrink=0.5, aspect=40, label=label)
+    handles, labels = axes[0].get_legend_handles_labels() if len(axes) else ([], [])
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(handles))
     return fig
 
 
 def _draw_labels(ax, Y, arrays) -> None:
-    ax.scatter(*Y.T, c=arrays["labels"] % 10, cmap="tab10", norm=Normalize(0, 9), s=3,
-               linewidths=0)
+    ax.scatter(*Y.T, c=arrays["labels"] % 10, cmap="tab10", norm=Normalize(0, 9),
+               s=MAP_POINT_SIZE, linewidths=0)
 
 
 def _draw_value(key: str, cmap: str):
     """A gallery drawing that colours the points by input array ``key`` and returns the
     scatter, for the colour bar."""
     def draw(ax, Y, arrays):
-        return ax.scatter(*Y.T, c=arrays[key], cmap=cmap, s=3, linewidths=0)
+        return ax.scatter(*Y.T, c=arrays[key], cmap=cmap, s=MAP_POINT_SIZE, linewidths=0)
 
     return draw
 
 
+#: outlier stars: white with a black edge, a look no cluster colour shares
+OUTLIER_STAR = {"marker": "*", "s": 70, "c": "white", "edgecolors": "black",
+                "linewidths": 0.7, "zorder": 3}
+#: a pair's two members get one label ("o0ab") when they lie closer than this share of the
+#: map's extent (they would print on top of each other)
+PAIR_MERGE = 0.04
+
+
 def _draw_outliers(ax, Y, arrays) -> None:
+    """Bulk faint by cluster; each outlier a white star labelled o<direction><a|b> (one label
+    per pair when its members coincide), the labels placed apart."""
     idx = arrays["outlier_idx"]
     bulk = np.ones(Y.shape[0], bool)
     bulk[idx] = False
     ax.scatter(*Y[bulk].T, c=arrays["labels"][bulk] % 10, cmap="tab10", norm=Normalize(0, 9),
-               s=3, alpha=0.55, linewidths=0)
-    directions = arrays["outlier_dir"]
-    markers = {}
-    for i, direction in zip(idx, directions):
-        member = markers.get(direction, 0)
-        markers[direction] = member + 1
-        ax.scatter(*Y[i], marker="*", s=70, c=[f"C{int(direction) % 10}"], edgecolors="black",
-                   linewidths=0.6, zorder=3)
-        ax.annotate(f"o{int(direction)}{'ab'[member % 2]}", Y[i], fontsize=6,
-                    xytext=(3, 3), textcoords="offset points")
+               s=MAP_POINT_SIZE, alpha=0.55, linewidths=0)
+    ax.scatter(*Y[idx].T, label="outlier o<direction><pair member a|b>", **OUTLIER_STAR)
+    extent = float(np.ptp(Y, axis=0).max()) or 1.0
+    points, texts = [], []
+    for direction in dict.fromkeys(int(v) for v in arrays["outlier_dir"]):
+        members = idx[arrays["outlier_dir"] == direction]
+        spots = Y[members]
+        if len(members) == 2 and np.linalg.norm(spots[0] - spots[1]) < PAIR_MERGE * extent:
+            points.append(spots.mean(axis=0))
+            texts.append(f"o{direction}ab")
+        else:
+            points += list(spots)
+            texts += [f"o{direction}{'ab'[m % 2]}" for m in range(len(members))]
+    style.place_labels(ax, points, texts, ["black"] * len(texts), marker_size=9,
+                       others=list(Y[idx]), fontsize=7)
 
 
 def draw_populations(ax, Y, arrays) -> None:
     population, labels = arrays["population"], arrays["labels"] % 10
     major, minor = population == 0, population == 1
-    ax.scatter(*Y[major].T, c=labels[major], cmap="tab10", norm=Normalize(0, 9), s=3,
-               linewidths=0)
+    ax.scatter(*Y[major].T, c=labels[major], cmap="tab10", norm=Normalize(0, 9),
+               s=MAP_POINT_SIZE, linewidths=0)
     ax.scatter(*Y[minor].T, c=labels[minor], cmap="tab10", norm=Normalize(0, 9), s=14,
-               marker="^", edgecolors="black", linewidths=0.4)
+               marker="^", edgecolors="black", linewidths=0.4,
+               label="minority population (colour = cluster)")
 
 
 #: gallery kind (``DatasetSpec.gallery``) -> (draw(ax, Y, arrays), colour-bar label); a kind
@@ -263,6 +311,29 @@ GALLERIES = {
     "cyclic_position": (_draw_value("t", "twilight"), "position t along the loop (cyclic)"),
     "outlier_stars": (_draw_outliers, None),
     "minority_triangles": (draw_populations, None),
+}
+#: gallery kind -> what its colours and markers mean (the caption's key)
+GALLERY_KEYS = {
+    "labels": "colour = true cluster",
+    "local_density": "colour = latent log local density, bright = dense core",
+    "cyclic_position": "colour = position along the loop, a cyclic colour map",
+    "outlier_stars": "bulk coloured by cluster, faint; outliers as white stars labelled "
+                     "o<direction><a|b>, or o<direction>ab where the pair's two members "
+                     "coincide in the map — a pair should stay together and away from the bulk",
+    "minority_triangles": "majority = dots, minority = black-edged triangles, colour = cluster",
+}
+#: score-scatter x metric -> what a point far up but left means (the caption's reading)
+SCATTER_READINGS = {
+    "shepard_near__vs_ambient": (
+        "Spearman ρ over the pairs of the first-mode near band",
+        "keeps the global layout and scrambles the near structure"),
+    "outlier_shepard__vs_ambient": (
+        "Spearman ρ over the pairs that touch an outlier",
+        "keeps the bulk's layout and misplaces the outliers (how far out, and where)"),
+    "minority_shepard__vs_ambient": (
+        "Spearman ρ over the pairs that touch the minority population, minority–minority and "
+        "minority–majority",
+        "keeps the majority's layout and misplaces the minority"),
 }
 
 
@@ -279,7 +350,7 @@ def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
     for p in PERCENTILES[:-1]:
         left.axvline(analysis.radii[p], color="black", ls="--", lw=0.6)
         left.annotate(f"p{p}", (analysis.radii[p], 0.98), xycoords=("data", "axes fraction"),
-                      fontsize=6, rotation=90, va="top", ha="right",
+                      fontsize=7, rotation=90, va="top", ha="right",
                       bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
     left.axvline(d.mean(), color="tab:red", lw=1, label=f"mean {d.mean():.2f}")
     left.set_xlabel("ambient pair distance (data units)")
@@ -290,7 +361,7 @@ def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
     cumulative.set_ylabel("cumulative % of pairs", color="tab:blue")
     cumulative.set_ylim(0, 100)
     cumulative.spines["right"].set_visible(True)
-    left.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, fontsize=6, frameon=False)
+    left.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, fontsize=7, frameon=False)
     near = int(np.count_nonzero(d <= analysis.near_radius))
     right.bar(["all pairs", "near band"], [d.size, near], color=["#888888", "tab:green"])
     right.set_ylabel("pairs")
@@ -327,7 +398,7 @@ def recall_bias(view: DatasetView, analysis: Analysis) -> object:
                     f"{100 * inside:.0f}% of points have it inside the band")
     right.set_xlabel("ambient distance (data units)")
     right.set_ylabel("points")
-    right.legend(fontsize=6)
+    right.legend(fontsize=7)
     return fig
 
 
@@ -338,47 +409,64 @@ def _circle(centre, radius, colour):
 
 
 def shepard_density(view: DatasetView, analysis: Analysis) -> object:
-    """Shepard diagram per method as a log-count hexbin over all pairs."""
-    fig, axes = panel_grid(len(view.maps), extra_height=0.55)
-    for ax, method in zip(axes, view.maps):
-        hb = ax.hexbin(analysis.d_ambient, analysis.d_maps[method], gridsize=HEX_GRIDSIZE,
-                       bins="log", mincnt=1, cmap="viridis", linewidths=0)
+    """Shepard diagram per method as a log-count hexbin over all pairs, one count scale (and
+    one colour bar) for all panels."""
+    fig, axes = panel_grid(len(view.maps), extra_height=0.35)
+    bins = []
+    for i, (ax, method) in enumerate(zip(axes, view.maps)):
+        bins.append(ax.hexbin(analysis.d_ambient, analysis.d_maps[method],
+                              gridsize=HEX_GRIDSIZE, mincnt=1, cmap="viridis", linewidths=0))
         ax.axvline(analysis.near_radius, color="tab:red", ls="--", lw=0.8)
         ax.set_facecolor("#f4f4f4")
-        ax.set_xlabel("ambient distance (data units)", fontsize=6)
-        ax.set_ylabel("map distance (map units)", fontsize=6)
-        method_title(ax, method, f"full ρ = {view.run_value(method, 'full_shepard'):.3f} "
-                                  f"(seed {view.seeds[method]})")
-        fig.colorbar(hb, ax=ax, shrink=0.8, label="pairs (log)")
+        if i % style.PANELS_PER_ROW == 0:
+            ax.set_ylabel("map distance (map units)")
+        method_title(ax, method, f"full ρ = {view.run_value(method, 'full_shepard'):.3f}")
+    if bins:
+        top = max(float(b.get_array().max()) for b in bins)
+        norm = LogNorm(1, max(top, 10.0))
+        for b in bins:
+            b.set_norm(norm)
+        fig.colorbar(bins[0], ax=list(axes), location="bottom", shrink=0.5, aspect=40,
+                     label="pairs per hexagon (log scale, same for all panels)")
+        fig.supxlabel("ambient distance (data units); dashed red = near-band radius "
+                      f"{analysis.near_radius:.2f}", fontsize=8)
     return fig
 
 
 def score_scatter(view: DatasetView) -> object:
-    """One point per method: near-structure score (x) against full ρ (y), with CIs."""
+    """One point per method: the dataset's own structure score (x: near-band, outlier-pair or
+    minority-pair ρ) against full ρ (y), with CIs; labels placed clear of points and bars."""
     metric_x, label_x = scatter_axis(view.dataset)
-    fig = style.figure(style.FULL_WIDTH * 0.6, 3.0)
+    fig = style.figure(style.FULL_WIDTH * 0.6, 3.2)
     ax = fig.subplots()
+    points, colours, segments = [], [], []
     for method in view.maps:
         x, y = view.median(method, metric_x), view.median(method, "full_shepard")
         (xlo, xhi), (ylo, yhi) = view.ci(method, metric_x), view.ci(method, "full_shepard")
         colour = style.method_color(method)
         ax.errorbar(x, y, xerr=[[x - xlo], [xhi - x]], yerr=[[y - ylo], [yhi - y]],
                     fmt="o", color=colour, ms=5, capsize=2, lw=0.8)
-        ax.annotate(method, (x, y), xytext=(4, 3), textcoords="offset points", color=colour)
+        points.append((x, y))
+        colours.append(colour)
+        segments += [((xlo, y), (xhi, y)), ((x, ylo), (x, yhi))]
     ax.axvline(0, color="black", lw=0.5, ls=":")
     ax.set_xlabel(label_x)
     ax.set_ylabel("full Shepard ρ, all pairs (median)")
+    style.place_labels(ax, points, list(view.maps), colours, marker_size=8,
+                       segments=segments, fontsize=7)
     return fig
 
 
 def summary_heatmap(view: DatasetView) -> object:
     """Methods x main metrics (medians), values printed."""
     methods = list(view.maps)
-    values = np.array([[view.median(m, key) for key, _ in HEATMAP_METRICS] for m in methods])
-    fig = style.figure(style.FULL_WIDTH * 0.6, 0.35 * len(methods) + 1.0)
+    columns = heatmap_metrics(view.dataset)
+    values = np.array([[view.median(m, key) for key, _ in columns] for m in methods])
+    fig = style.figure(style.FULL_WIDTH * (0.45 + 0.03 * len(columns)),
+                       0.35 * len(methods) + 1.0)
     ax = fig.subplots()
     image = ax.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(HEATMAP_METRICS)), [label for _, label in HEATMAP_METRICS])
+    ax.set_xticks(range(len(columns)), [label for _, label in columns])
     ax.set_yticks(range(len(methods)), methods)
     for tick, method in zip(ax.get_yticklabels(), methods):
         tick.set_color(style.method_color(method))
@@ -389,58 +477,91 @@ def summary_heatmap(view: DatasetView) -> object:
     return fig
 
 
+def rnx_k_max(n: int) -> int:
+    """Largest K the R_NX figure draws: N/2. Beyond it R_NX divides by N − 1 − K, which goes
+    to 0, so a handful of rank swaps swing the curve to ±1 (the tail is noise, not structure)."""
+    return max(1, n // 2)
+
+
 def rnx_curves(view: DatasetView, analysis: Analysis) -> object:
-    """R_NX(K) of every map against log K, AUC on the log axis in the legend."""
-    fig = style.figure(style.FULL_WIDTH * 0.6, 3.0)
+    """R_NX(K) of every map against log K up to K = N/2 (:func:`rnx_k_max`), AUC (over all
+    K) on the log axis in the legend."""
+    fig = style.figure(style.FULL_WIDTH * 0.6, 3.2)
     ax = fig.subplots()
+    k_max = rnx_k_max(view.X.shape[0])
     for method in sorted(view.maps, key=lambda m: -analysis.auc[m]):
-        curve = analysis.rnx[method]
+        curve = analysis.rnx[method][:k_max]
         ax.plot(np.arange(1, curve.size + 1), curve, color=style.method_color(method), lw=1.1,
                 label=f"{method} (AUC {analysis.auc[method]:.3f})")
     ax.set_xscale("log")
-    ax.set_ylim(bottom=min(0.0, min(float(c.min()) for c in analysis.rnx.values())))
-    ax.set_xlabel("neighbourhood size K (points, log scale)")
+    bottom = min((float(c[:k_max].min()) for c in analysis.rnx.values()), default=0.0)
+    ax.set_ylim(bottom=min(0.0, bottom))
+    ax.set_xlabel(f"neighbourhood size K (points, log scale; drawn up to N/2 = {k_max})")
     ax.set_ylabel("R_NX(K) (0 = random, 1 = perfect)")
-    ax.legend(fontsize=6, title="AUC on log K", title_fontsize=6)
+    ax.legend(fontsize=7, title="AUC on log K, all K", title_fontsize=7)
     return fig
 
 
 def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
-    """Q'(kappa_s, kappa_t) per method: region of interest across, tolerated rank error down."""
-    fig, axes = panel_grid(len(view.maps), extra_height=0.2)
+    """Q'(kappa_s, kappa_t) per method on a log colour scale: region of interest across (log
+    axis), tolerated rank error up; the white contour marks Q' = 0.5."""
+    fig, axes = panel_grid(len(view.maps), extra_height=0.9)
     kt = [t for t in KAPPA_T_GRID if t <= view.X.shape[0] - 2]
+    rows = np.arange(len(kt))
+    norm = LogNorm(RANK_QUALITY_FLOOR, 1.0, clip=True)
     image = None
-    for ax, method in zip(axes, view.maps):
-        image = ax.imshow(analysis.rank_quality[method], cmap="magma", vmin=0, vmax=1,
-                          aspect="auto", origin="lower")
-        ticks = np.linspace(0, analysis.kappa_s.size - 1, 4).astype(int)
-        ax.set_xticks(ticks, [str(analysis.kappa_s[t]) for t in ticks])
-        ax.set_yticks(range(len(kt)), [str(t) for t in kt], fontsize=5)
-        ax.set_xlabel("region κ_s (neighbour rank)", fontsize=6)
-        ax.set_ylabel("tolerance κ_t (ranks)", fontsize=6)
+    for i, (ax, method) in enumerate(zip(axes, view.maps)):
+        quality = analysis.rank_quality[method]
+        image = ax.pcolormesh(analysis.kappa_s, rows, quality, cmap="viridis", norm=norm,
+                              shading="nearest")
+        if quality.min() < RANK_QUALITY_LEVEL < quality.max():
+            ax.contour(analysis.kappa_s, rows, quality, levels=[RANK_QUALITY_LEVEL],
+                       colors="white", linewidths=1.0)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(PLAIN_NUMBER)
+        ax.set_yticks(rows, [str(t) for t in kt])
+        if i % style.PANELS_PER_ROW == 0:
+            ax.set_ylabel("tolerance κ_t (ranks)")
         method_title(ax, method)
     if image is not None:
-        fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
-                     label="Q′(κ_s, κ_t): share of region pairs within tolerance")
+        fig.supxlabel("region of interest κ_s (neighbour rank, log scale); rows: tolerances "
+                      "0, 1, 2, 5, … (not to scale)", fontsize=8)
+        bar = fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
+                           extend="min",
+                           label="Q′(κ_s, κ_t): share of region pairs within tolerance "
+                                 f"(log scale; white line = {RANK_QUALITY_LEVEL})")
+        bar.ax.axvline(RANK_QUALITY_LEVEL, color="white", lw=1.0)
+        bar.set_ticks([0.01, 0.03, 0.1, 0.3, 1.0])
+        bar.ax.xaxis.set_major_formatter(PLAIN_NUMBER)
+        bar.ax.minorticks_off()
     return fig
 
 
 def local_quality(view: DatasetView, analysis: Analysis) -> object:
-    """Each map coloured by its point-wise rank-error quality: where the map can be trusted."""
+    """Each map coloured by its point-wise rank-error quality: where the map can be trusted.
+    One colour scale for every dataset; outliers (where the data has them) ringed."""
     fig, axes = panel_grid(len(view.maps))
     image = None
-    vmax = analysis.pointwise_vmax
+    norm = PowerNorm(POINTWISE_GAMMA, 0.0, POINTWISE_VMAX)
+    outliers = view.arrays.get("outlier_idx")
     for ax, (method, Y) in zip(axes, view.maps.items()):
         q = analysis.pointwise[method]
         order = np.argsort(-q, kind="stable")  # worst points drawn last, on top
-        image = ax.scatter(*Y[order].T, c=q[order], cmap="magma", vmin=0, vmax=vmax, s=3,
-                           linewidths=0)
+        image = ax.scatter(*Y[order].T, c=q[order], cmap="viridis", norm=norm,
+                           s=LOCAL_POINT_SIZE, linewidths=0)
+        if outliers is not None:
+            ax.scatter(*Y[outliers].T, s=60, facecolors="none", edgecolors="tab:red",
+                       linewidths=1.0, label="outlier")
         map_axes(ax)
         method_title(ax, method, f"mean Q′ᵢ = {q.mean():.3f}")
     if image is not None:
         fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
                      label=f"point-wise Q′ᵢ (κ_s = {POINTWISE_KAPPA_S}, "
-                           f"κ_t = {POINTWISE_KAPPA_T})")
+                           f"κ_t = {POINTWISE_KAPPA_T}; square-root scale, same for all "
+                           "datasets)")
+    if outliers is not None and len(axes):
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside upper right")
     return fig
 
 
@@ -462,7 +583,9 @@ def facts(view: DatasetView, analysis: Analysis) -> dict:
         "best_auc_method": best_auc,
         "pointwise_mean": {m: float(q.mean()) for m, q in analysis.pointwise.items()},
         "pointwise_kappa": [POINTWISE_KAPPA_S, POINTWISE_KAPPA_T],
-        "pointwise_vmax": analysis.pointwise_vmax,
+        "pointwise_vmax": POINTWISE_VMAX,
+        "rnx_k_max": rnx_k_max(view.X.shape[0]),
+        "heading": view.heading,
         "recall_k": analysis.k,
         "kth_inside_pct": 100.0 * analysis.kth_inside,
     }
@@ -482,8 +605,107 @@ def draw_all(view: DatasetView) -> tuple[dict[str, bytes], dict]:
         "rank_error_quality": rank_error_quality(view, analysis),
         "local_quality": local_quality(view, analysis),
     }
+    if view.heading:
+        for fig in drawn.values():
+            fig.suptitle(view.heading)
     return {key: style.png_bytes(fig) for key, fig in drawn.items()}, facts(view, analysis)
 
 
-__all__ = ["DatasetView", "Analysis", "analyse", "draw_all", "facts", "figure_names",
-           "scatter_axis"]
+# ------------------------------------------------------------------------- captions
+# One caption per figure family, written from the dataset's facts (facts.json), so every
+# number is the drawn one and the text matches what the figure draws.
+
+def _caption_gallery(dataset: str, facts: dict) -> str:
+    seed = min(facts["seeds"].values(), default=0)
+    return (f"**Map gallery** (each method's seed-{seed} map; "
+            f"{GALLERY_KEYS[DATASETS[dataset].gallery]}). Read: are the groups the data has "
+            "kept apart, and kept at their relative sizes? Map axes have no units (a.u.).")
+
+
+def _caption_distance(dataset: str, facts: dict) -> str:
+    band = ("the fallback 5th percentile (no clear first mode)" if facts["near_fallback"]
+            else "the first mode of the histogram")
+    return (f"**Pair-distance distribution.** All {facts['n_pairs']:,} ambient distances; green "
+            f"= the near band up to {facts['near_radius']:.2f} ({band}), "
+            f"{facts['near_pct']:.1f}% of the pairs; dashed = fixed percentiles. Read: the far "
+            f"pairs out-vote the near ones {facts['outvote_ratio']:.1f} : 1 in a full-pair ρ.")
+
+
+def _caption_scatter(dataset: str, facts: dict) -> str:
+    metric, label = scatter_axis(dataset)
+    meaning, reading = SCATTER_READINGS[metric]
+    return (f"**Scores.** x = {label}, the {meaning}; y = full ρ over all pairs; bars = "
+            f"bootstrap CIs of the median over seeds. Read: up and to the right is better; a point far up "
+            f"but left {reading}.")
+
+
+def _caption_shepard(dataset: str, facts: dict) -> str:
+    return ("**Shepard density**: map distance against ambient distance over all pairs, as "
+            "hexagons coloured by their pair count on one log scale for all panels; dashed red "
+            f"= the near-band radius {facts['near_radius']:.2f}. Read: a thin rising ridge left "
+            "of the dashed line means near pairs keep their order; a flat or fanned blob there "
+            "means the map scrambles them. Titles give the drawn run's full ρ.")
+
+
+def _caption_heatmap(dataset: str, facts: dict) -> str:
+    labels = [label for _, label in heatmap_metrics(dataset)[:-len(HEATMAP_METRICS) + 2]]
+    return (f"**Summary** of the medians ({', '.join(labels)}, then the biased k-NN reference "
+            "block; cont. = continuity). Read across a row for a method's profile; colours "
+            "clip at 0.")
+
+
+def _caption_rnx(dataset: str, facts: dict) -> str:
+    best = facts["best_auc_method"]
+    auc = facts["auc_log_rnx"].get(best, float("nan")) if best else float("nan")
+    return (f"**R_NX(K)** (Lee & Verleysen 2009) of each drawn map on a log-K axis up to "
+            f"K = N/2 = {facts['rnx_k_max']}; legend = AUC on log K over all K (small K "
+            f"weighted most). Highest here: {best} ({auc:.3f}). Read: the curve's height at K "
+            "tells how much of the K-neighbourhoods survives beyond chance (0 = random map, "
+            "1 = perfect). Larger K are not drawn: R_NX divides by N − 1 − K, so near K = N a "
+            "few swapped ranks swing it to ±1.")
+
+
+def _caption_rank_quality(dataset: str, facts: dict) -> str:
+    return ("**Rank-error quality Q′(κ_s, κ_t)** (Lueks et al. 2011): the share of pairs within "
+            "κ_s neighbours (in the data or the map) whose rank error is at most κ_t; κ_s on a "
+            "log axis, the tolerances 0, 1, 2, 5, 10, … one row each; colour on a log scale "
+            f"from {RANK_QUALITY_FLOOR:g} to 1, the white line at Q′ = {RANK_QUALITY_LEVEL:g}. "
+            "Read: the lower the white line, the smaller the rank error that already keeps half "
+            "the neighbourhoods; a line that rises at small κ_s means local order is lost.")
+
+
+def _caption_local(dataset: str, facts: dict) -> str:
+    ks, kt = facts["pointwise_kappa"]
+    ringed = " Red rings = the outliers." if DATASETS[dataset].gallery == "outlier_stars" else ""
+    return (f"**Where each map can be trusted**: point-wise Q′ᵢ (κ_s = {ks}, κ_t = {kt}), "
+            "counted from both ends of every pair, so tears and folds mark all points involved; "
+            f"one square-root colour scale from 0 to {facts['pointwise_vmax']:g} for every map "
+            f"and every dataset.{ringed} Read: dark points sit among neighbours they do not "
+            "have in the data.")
+
+
+def _caption_recall(dataset: str, facts: dict) -> str:
+    return (f"**Why recall@k is biased.** Left: the same k gives very different radii in dense "
+            f"and sparse regions (schematic). Right: each point's distance to its "
+            f"{facts['recall_k']}-th ambient neighbour against the single near-band radius; "
+            f"{facts['kth_inside_pct']:.0f}% of points have it inside the band. Read: recall@k "
+            "asks every point for the same count of neighbours, whatever its local density.")
+
+
+CAPTIONS = {"gallery": _caption_gallery, "distance_distribution": _caption_distance,
+            "score_scatter": _caption_scatter, "shepard": _caption_shepard,
+            "summary_heatmap": _caption_heatmap, "rnx": _caption_rnx,
+            "rank_error_quality": _caption_rank_quality, "local_quality": _caption_local,
+            "recall_bias": _caption_recall}
+
+
+def figure_caption(key: str, dataset: str, facts: dict) -> str:
+    """The caption of ``dataset``'s figure ``key`` from its facts (``facts.json``), headed by
+    the data it shows (dataset, SNR, size) where the facts carry it."""
+    text = CAPTIONS[key](dataset, facts)
+    heading = facts.get("heading")
+    return f"{text} ({heading}.)" if heading else text
+
+
+__all__ = ["DatasetView", "Analysis", "analyse", "dataset_heading", "draw_all", "facts",
+           "figure_caption", "figure_names", "scatter_axis"]

@@ -11,7 +11,7 @@ import re
 from drfidelity.datasets.registry import DATASETS
 from drfidelity.core.params import snr_label
 from drfidelity.report.ranking import scored_keys
-from drfidelity.report.tables import RankingTable
+from drfidelity.report.tables import RankingTable, fixed
 
 #: ranking-table header -> its LaTeX form; a dataset's own scored columns bring theirs.
 HEADERS = {
@@ -58,7 +58,7 @@ def latex_tabular(table: RankingTable, *, caption: str, headers: list[str]) -> s
                  else latex_cell(c.text, c.mark) for c in cells]
         body.append(" & ".join([escape(method)] + texts) + r" \\")
     lines = [
-        r"\begin{table}[t]",
+        r"\begin{table}[tbp]",
         r"\centering",
         rf"\caption{{{caption}}}",
         rf"\label{{tab:{table.dataset}}}",
@@ -90,6 +90,50 @@ def macro(name: str, value) -> str:
     return rf"\newcommand{{\{name}}}{{{value}}}"
 
 
+def macro_name(*words: str) -> str:
+    """Letters-only CamelCase macro name: ("t-SNE", "perplexity") -> "TSNEPerplexity",
+    ("populations", "minority_frac") -> "PopulationsMinorityFrac"."""
+    parts = re.split(r"[^A-Za-z]+", " ".join(words))
+    return "".join(w if w.isupper() else w[:1].upper() + w[1:] for w in parts if w)
+
+
+def number(value) -> str:
+    """A number for LaTeX text: integers with thin-space thousands, others with ``:g``."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}".replace(",", r"\,")
+    return f"{value:g}"
+
+
+def series(values) -> str:
+    """"1.5, 2, 3" from a list of numbers."""
+    return ", ".join(number(v) for v in values)
+
+
+def setup_macros(params, constants: dict[str, object]) -> list[str]:
+    """The setup the paper's methods section quotes: every generator knob
+    (``\\ClustersDynamicRange``), every method setting (``\\TSNEPerplexity``), the
+    supplements' configurations (``\\RandomWalkLag``, ``\\SweepOutlierFactorValues``) and
+    the code ``constants`` given (name -> value)."""
+    lines = [macro("NPairs", number(params.n * (params.n - 1) // 2)),
+             macro("DataSeed", params.data_seed),
+             macro("CIlevel", f"{100 * (1 - params.bootstrap.alpha):g}")]
+    for dataset, knobs in params.dataset_params.items():
+        lines += [macro(macro_name(dataset, k), number(v)) for k, v in knobs.items()
+                  if isinstance(v, (int, float))]
+    for method, settings in params.method_params.items():
+        lines += [macro(macro_name(method, k), number(v)) for k, v in settings.items()
+                  if isinstance(v, (int, float)) and method != "toorPIA"]
+    for study, settings in params.supplements.items():
+        for key, value in settings.items():
+            if isinstance(value, (int, float)):
+                lines.append(macro(macro_name(study, key), number(value)))
+            elif isinstance(value, list) and value and isinstance(value[0], (int, float)):
+                lines.append(macro(macro_name(study, key), series(value)))
+    return lines + [macro(name, value) for name, value in constants.items()]
+
+
 def latex_macros(found: dict, params, skipped_text: str, recall_k: int,
                  extra: list[str] = ()) -> str:
     """``paper/macros.tex``: every number the paper's prose quotes, one macro each.
@@ -118,9 +162,9 @@ def latex_macros(found: dict, params, skipped_text: str, recall_k: int,
             macro(f"{name}SigmaWinner", escape(", ".join(f["sigma_winners"]))),
             macro(f"{name}SigmaMax", f["sigma_max"]),
             macro(f"{name}NearLeader", escape(f["near_leader"][0] or "---")),
-            macro(f"{name}NearValue", f"{f['near_leader'][1]:.3f}"),
+            macro(f"{name}NearValue", fixed(f['near_leader'][1])),
             macro(f"{name}FullLeader", escape(f["full_leader"][0] or "---")),
-            macro(f"{name}FullValue", f"{f['full_leader'][1]:.3f}"),
+            macro(f"{name}FullValue", fixed(f['full_leader'][1])),
             macro(f"{name}NearPct", f"{f['near_pct']:.1f}"),
             macro(f"{name}Outvote", f"{f['outvote']:.1f}"),
             macro(f"{name}CrushMethod", escape(f["crush"][0] or "---")),

@@ -64,6 +64,50 @@ def figure(width: float, height: float):
     return plt.figure(figsize=(width, height), layout="constrained")
 
 
+#: where a label may sit around its point (offset in points, tried in this order): beside it
+#: first, then above and below, then farther out; the first place that overlaps neither a
+#: label already placed nor an obstacle wins, so the layout is deterministic.
+LABEL_OFFSETS = tuple((r * dx, r * dy) for r in (4, 10, 18, 28)
+                      for dx, dy in ((1, 0.6), (1, -1), (-1, 0.6), (-1, -1), (0, 1.4),
+                                     (0, -2)))
+
+
+def place_labels(ax, points, texts, colours, *, marker_size: float = 6.0, others=(),
+                 segments=(), **text_kw) -> None:
+    """Annotate ``points`` (data coordinates) with ``texts`` so that no two labels overlap
+    and no label covers a marker (``points`` and ``others``, ``marker_size`` points wide) or
+    a segment (pairs of data points, e.g. error bars): a simple deterministic label repel.
+    A label that fits nowhere takes the first place.
+
+    The figure is drawn once first, so positions are read off the final layout.
+    """
+    from matplotlib.transforms import Bbox
+
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    to_pixels = fig.dpi / 72
+    half = marker_size * to_pixels / 2
+    markers = [*points, *others]
+    taken = [Bbox.from_extents(x - half, y - half, x + half, y + half)
+             for x, y in (ax.transData.transform(markers) if len(markers) else [])]
+    for a, b in segments:
+        (x0, y0), (x1, y1) = ax.transData.transform([a, b])
+        taken.append(Bbox.from_extents(min(x0, x1) - 1, min(y0, y1) - 1, max(x0, x1) + 1,
+                                       max(y0, y1) + 1))
+    for point, text, colour in zip(points, texts, colours):
+        label = ax.annotate(text, point, xytext=LABEL_OFFSETS[0], textcoords="offset points",
+                            color=colour, **text_kw)
+        for dx, dy in (*LABEL_OFFSETS, LABEL_OFFSETS[0]):
+            label.set_position((dx, dy))
+            label.set_horizontalalignment("left" if dx > 0 else "right" if dx < 0 else "center")
+            label.set_verticalalignment("bottom" if dy > 0 else "top")
+            box = label.get_window_extent(renderer).padded(to_pixels)
+            if not any(box.overlaps(other) for other in taken):
+                break
+        taken.append(label.get_window_extent(renderer))
+
+
 def png_bytes(fig) -> bytes:
     """The figure as PNG bytes (fixed dpi, no Software chunk), then closed."""
     buffer = io.BytesIO()

@@ -11,15 +11,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from matplotlib.colors import Normalize
+from matplotlib.lines import Line2D
 
 from drfidelity.report import style
 from drfidelity.report.figures import draw_populations, map_axes, method_title, panel_grid
-from drfidelity.report.supplements import KNN_K, KNN_METRIC, TORN_RATIO, ordered
+from drfidelity.report.supplements import (HYPERPARAM_METRICS, KNN_K, KNN_METRIC, TORN_RATIO,
+                                           ordered)
 
 #: rng seed and size of the cross-series pair sample of the geometry explainer.
 PAIR_SEED = 12345
 N_PAIRS = 8000
 CHANCE = 1 / 3
+#: the metrics of a multi-metric panel (hyper-parameter sensitivity): colours no method has
+#: (near-black, brown, olive), so a metric is never read as a method
+METRIC_LOOKS = (("#222222", "-", "o"), ("#8c564b", "--", "s"), ("#bcbd22", ":", "^"))
+#: how a caption names a line style and a marker
+LOOK_WORDS = {"-": "solid", "--": "dashed", ":": "dotted", "o": "circles", "s": "squares",
+              "^": "triangles"}
 EMBEDDING_SUFFIX = "-embedding"
 #: legend names of toorPIA's two noise-dims arms (its two service endpoints).
 TOORPIA_ARMS = {"toorPIA": "toorPIA (basemap_csvform)",
@@ -34,7 +42,7 @@ def label_color(label: str) -> str:
 def skipped_panel(ax, method: str, reason: str) -> None:
     """An empty panel that names the method and why it has no map."""
     ax.text(0.5, 0.5, f"not run:\n{reason}", ha="center", va="center", wrap=True,
-            fontsize=6, transform=ax.transAxes)
+            fontsize=7, transform=ax.transAxes)
     ax.set_xticks([])
     ax.set_yticks([])
     method_title(ax, method)
@@ -85,30 +93,44 @@ def addplot_gallery(labels_fit: np.ndarray, anchor: np.ndarray,
     return _gallery(maps, skipped, draw)
 
 
+#: a step drawn as a jump (thin, dashed) when the map stretches it beyond this multiple of the
+#: series' median step in the map: the map tore the walk apart there
+JUMP_FACTOR = 5.0
+
+
 def trajectory_gallery(series: np.ndarray, t: np.ndarray, maps: dict[str, np.ndarray],
                        seeds: dict[str, int], skipped: dict[str, str]) -> object:
-    """Each map coloured by the step t, every series joined in time order, its end a square."""
-    norm = Normalize(float(t.min()), float(t.max()))
+    """Each series in its own colour, its steps joined in time order (start a circle, end a
+    square); a step the map stretches beyond :data:`JUMP_FACTOR` x the series' median step is
+    drawn thin and dashed, a tear the data does not have."""
+    ids = [int(s) for s in np.unique(series)]
+    colours = {s: f"C{k % 10}" for k, s in enumerate(ids)}
 
     def draw(ax, method, Y):
-        for s in np.unique(series):
+        for s in ids:
             rows = np.flatnonzero(series == s)
-            rows = rows[np.argsort(t[rows], kind="stable")]
-            ax.plot(*Y[rows].T, color="#999999", lw=0.3, zorder=1)
-            ax.scatter(*Y[rows[-1]], marker="s", s=18, c="black", zorder=3)
-        ax.scatter(*Y.T, c=t, cmap="viridis", norm=norm, s=1.5, linewidths=0, zorder=2)
+            path = Y[rows[np.argsort(t[rows], kind="stable")]]
+            steps = np.linalg.norm(np.diff(path, axis=0), axis=1)
+            jump = steps > JUMP_FACTOR * np.median(steps) if len(steps) else steps
+            for k in range(len(steps)):
+                ax.plot(*path[k:k + 2].T, color=colours[s], lw=0.4 if jump[k] else 0.9,
+                        ls="--" if jump[k] else "-", alpha=0.6 if jump[k] else 1.0)
+            ax.scatter(*path[0], marker="o", s=16, c=colours[s], edgecolors="black",
+                       linewidths=0.5, zorder=3)
+            ax.scatter(*path[-1], marker="s", s=16, c=colours[s], edgecolors="black",
+                       linewidths=0.5, zorder=3)
         method_title(ax, method, f"seed {seeds[method]}")
 
     fig = _gallery(maps, skipped, draw)
-    fig.colorbar(_scalar(norm, "viridis"), ax=fig.axes, location="bottom", shrink=0.5,
-                 aspect=40, label="step t within the series")
+    handles = [Line2D([], [], color=colours[s], lw=1.2, label=f"series {s}") for s in ids]
+    handles += [Line2D([], [], ls="none", marker="o", color="grey", mec="black",
+                       label="start (t = 0)"),
+                Line2D([], [], ls="none", marker="s", color="grey", mec="black",
+                       label="end"),
+                Line2D([], [], color="grey", lw=0.5, ls="--",
+                       label=f"step > {JUMP_FACTOR:g}× the series' median step (torn)")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5))
     return fig
-
-
-def _scalar(norm, cmap):
-    from matplotlib.cm import ScalarMappable
-
-    return ScalarMappable(norm=norm, cmap=cmap)
 
 
 def population_gallery(arrays: dict[str, np.ndarray], maps: dict[str, np.ndarray],
@@ -141,11 +163,11 @@ def dims_grid(labels: dict[int, np.ndarray], maps: dict[str, dict[int, np.ndarra
                 ax.set_aspect("equal", adjustable="datalim")
             else:
                 ax.text(0.5, 0.5, skipped.get(label, "no map"), ha="center", va="center",
-                        fontsize=5, wrap=True, transform=ax.transAxes)
+                        fontsize=7, wrap=True, transform=ax.transAxes)
             if i == 0:
                 ax.set_title(f"D = {dim}")
             if j == 0:
-                ax.set_ylabel(label, color=label_color(label), fontsize=6)
+                ax.set_ylabel(label, color=label_color(label), fontsize=7)
     return fig
 
 
@@ -317,33 +339,34 @@ def hyperparam_curves(aggregated: pd.DataFrame, metrics, defaults: dict[tuple[st
     Parameters
     ----------
     aggregated : long table (dataset, method, knob, value, metric, median, ci_lo, ci_hi).
-    metrics : (metric, label) pairs, one line each (linestyles tell them apart).
+    metrics : (metric, label) pairs, one line each (colour, line style and marker tell them
+        apart; the panel frame and title carry the method's colour).
     defaults : (method, knob) -> the main benchmark's value.
     """
     datasets = list(dict.fromkeys(aggregated["dataset"]))
     methods = ordered(aggregated["method"])
     fig = style.figure(style.FULL_WIDTH, 2.0 * len(datasets) + 0.5)
     axes = fig.subplots(len(datasets), len(methods), squeeze=False)
-    styles = ("-", "--", ":")
+    looks = [dict(color=colour, ls=ls, marker=marker) for colour, ls, marker in METRIC_LOOKS]
     for i, dataset in enumerate(datasets):
         for j, method in enumerate(methods):
             ax = axes[i, j]
             subset = aggregated[(aggregated["dataset"] == dataset)
                                 & (aggregated["method"] == method)]
             knob = subset["knob"].iloc[0] if len(subset) else ""
-            for (metric, label), ls in zip(metrics, styles):
+            for (metric, label), look in zip(metrics, looks):
                 rows = subset[subset["metric"] == metric].copy()
                 rows["x"] = rows["value"].astype(float)
                 rows = rows.sort_values("x")
-                ax.fill_between(rows["x"], rows["ci_lo"], rows["ci_hi"],
-                                color=style.method_color(method), alpha=0.12, linewidth=0)
-                ax.plot(rows["x"], rows["median"], color=style.method_color(method), ls=ls,
-                        marker="o", ms=2.5, lw=1.1, label=label)
+                ax.fill_between(rows["x"], rows["ci_lo"], rows["ci_hi"], color=look["color"],
+                                alpha=0.15, linewidth=0)
+                ax.plot(rows["x"], rows["median"], ms=3, lw=1.1, label=label, **look)
             if (method, knob) in defaults:
-                ax.axvline(float(defaults[(method, knob)]), color="#888888", lw=0.8)
+                ax.axvline(float(defaults[(method, knob)]), color="#888888", lw=0.8,
+                           label="main benchmark's setting")
             ax.set_xscale("log")
             values = sorted(set(subset["value"].astype(float)))
-            ax.set_xticks(values, [f"{v:g}" for v in values], fontsize=6)
+            ax.set_xticks(values, [f"{v:g}" for v in values])
             ax.minorticks_off()
             ax.set_xlabel(f"{knob} (log scale)")
             method_title(ax, method, dataset)
@@ -391,5 +414,46 @@ def bridge_gap_bars(gaps: pd.DataFrame) -> object:
     ax.set_xticks(np.arange(len(bridges)) + width * (len(methods) - 1) / 2,
                   [f"bridge {b}" for b in bridges])
     ax.set_ylabel("gap ÷ centroid distance (median over seeds)")
-    ax.legend(ncol=5, fontsize=6)
+    ax.legend(ncol=5, fontsize=7)
     return fig
+
+
+# ------------------------------------------------------------------------- captions
+# The captions of the figures whose drawing needs explaining, from the stage's facts
+# (``figures/supplements/facts.json``), each closed by the data the figure shows.
+
+def _headed(text: str, facts: dict) -> str:
+    heading = facts.get("heading")
+    return f"{text} ({heading}.)" if heading else text
+
+
+def trajectory_caption(facts: dict) -> str:
+    """The trajectory gallery's caption: what the lines, colours and markers are."""
+    return _headed(
+        "**Trajectory gallery** (each method's lowest-seed map). Each series has its own colour "
+        "and is joined step by step in time order, from its start (circle) to its end "
+        f"(square); a step the map stretches beyond {JUMP_FACTOR:g}× the series' median step "
+        "is drawn thin and dashed: there the map tears the walk apart. Read: a star of "
+        "separate rays keeps the global arrangement; dashed jumps are tears; a smooth curve "
+        "where the data is jagged hides the step structure.", facts)
+
+
+def hyperparam_caption(facts: dict, metrics=HYPERPARAM_METRICS) -> str:
+    """The sensitivity grid's caption: which metric has which colour, line style and marker."""
+    lines = ", ".join(f"{label} ({LOOK_WORDS[ls]}, {LOOK_WORDS[marker]})"
+                      for (_, label), (_, ls, marker) in zip(metrics, METRIC_LOOKS))
+    return _headed(
+        "**Sensitivity** (rows = datasets, columns = methods, frames in the method's colour): "
+        f"{lines} against the knob value on a log axis, bands = bootstrap CIs; the grey line "
+        "marks the main benchmark's setting. Read: a flat curve means the main table's value "
+        "does not depend on the knob.", facts)
+
+
+def dims_grid_caption(facts: dict) -> str:
+    """The noise-dims maps grid's caption: its columns are the table's dimensions."""
+    dims = ", ".join(str(d) for d in facts.get("dims", []))
+    return _headed(
+        f"**Maps across D** (rows = methods, columns = D = {dims}, the dimensions of the table "
+        "beside it; lowest seed, colour = label). Read: where the three colours merge, the "
+        "map has lost the signal.", facts)
+

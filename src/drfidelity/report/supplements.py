@@ -18,7 +18,8 @@ from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Tabl
 from drfidelity.report.latex import escape, macro
 from drfidelity.report.scale import CAPTION as SCALE_CAPTION
 from drfidelity.report.scale import scale_macros, scale_section
-from drfidelity.report.tables import Cell, Column, RankingTable, column_marks, format_value
+from drfidelity.report.tables import (Cell, Column, RankingTable, column_marks, fixed,
+                                      format_value)
 
 #: result tables the report reads (``results/<name>.csv``), each optional.
 TABLES = ("random_walk_aggregated", "stability", "addplot_aggregated", "addplot_per_run",
@@ -42,7 +43,7 @@ TIMESERIES_COLUMNS = (
     ("full_shepard", "full · all pairs", "higher"),
     ("cross_series_shepard", "cross-series · star arrangement (global)", "higher"),
     ("within_series_shepard", "within-series · trajectory shape", "higher"),
-    ("within_series_near_shepard", "within-series near, Δt ≤ lag · step structure (local)",
+    ("within_series_near_shepard", "within-series near, {near} · step structure (local)",
      "higher"),
     ("step_structure", "saw-tooth score (1 = the data's roughness)", "unit"),
 )
@@ -66,9 +67,9 @@ ADDPLOT_LATEX_HEADERS = [
 #: the noise-dims table's landmark dimensions (both previous releases' lists), shown where
 #: the sweep has them.
 LANDMARK_DIMS = (6, 40, 80, 200, 250, 300, 400, 500, 768, 1500, 2000, 6000)
-#: the columns of the noise-dims maps grid: the previous release's (6 ... 768), plus the
-#: largest csvform D, where only toorPIA has a map.
-GRID_DIMS = (6, 40, 100, 200, 250, 300, 768, 2000)
+#: the noise-dims table's two toorPIA rows: the service's two endpoints
+TOORPIA_EMBEDDING = "toorPIA (embedding endpoint)"
+TOORPIA_CSVFORM = "toorPIA (CSV-form endpoint)"
 KNN_K = 10
 KNN_METRIC = f"knn_acc_k{KNN_K}"
 #: a bridge is torn when its bottleneck gap exceeds this share of the centroid distance
@@ -81,6 +82,10 @@ SWEEP_POPULATION_METRICS = (
     ("within_minority_shepard__vs_ambient", "within-minority ρ"),
     ("cross_population_shepard__vs_ambient", "cross-population ρ"),
 )
+#: a knob's name in prose (the parameter names of params.yaml are for code, not sentences)
+KNOB_WORDS = {"outlier_factor": "outlier factor", "minority_frac": "minority fraction",
+              "perplexity": "perplexity", "n_neighbors": "number of neighbours",
+              "reg_lambda": "regularisation weight λ"}
 HYPERPARAM_METRICS = (("full_shepard", "full ρ"), ("shepard_near__vs_ambient", "near ρ"),
                       ("recall_k15", "recall@15"))
 
@@ -92,6 +97,9 @@ class Supplements:
 
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     facts: dict | None = None
+    #: the random walks' near-in-time lag in steps (params.yaml), quoted by the time-series
+    #: header (``None``: not known, the header says "near in time")
+    lag: int | None = None
 
     def figure(self, key: str, caption: str) -> list[Block]:
         """The figure ``key`` with its caption, or nothing when it was not drawn."""
@@ -100,6 +108,10 @@ class Supplements:
 
     def fact(self, key: str) -> dict:
         return (self.facts or {}).get(key, {})
+
+    def drawn_caption(self, key: str) -> str:
+        """The caption the figures stage wrote beside figure ``key`` (it knows what it drew)."""
+        return self.fact(key).get("caption", "")
 
 
 def not_built(title: str, *names: str) -> list[Block]:
@@ -158,12 +170,13 @@ def _marked(name: str, columns: list[Column], methods: list[str], values: dict, 
 
 # ------------------------------------------------------------------------- tables
 
-def timeseries_table(aggregated: pd.DataFrame) -> RankingTable:
+def timeseries_table(aggregated: pd.DataFrame, lag: int | None = None) -> RankingTable:
     """Random-walk readouts, rows by full ρ (descending); best/worst marked per column
-    (the saw-tooth score: closest/farthest to 1)."""
+    (the saw-tooth score: closest/farthest to 1). ``lag``: the near-in-time limit in steps."""
     present = set(aggregated["metric"])
-    columns = [Column(k, h, "Spearman ρ of map vs ambient distances" if kind == "higher"
-                      else "Roughness", kind)
+    near = f"|Δt| ≤ {lag}" if lag else "near in time"
+    columns = [Column(k, h.format(near=near), "Spearman ρ of map vs ambient distances"
+                      if kind == "higher" else "Roughness", kind)
                for k, h, kind in TIMESERIES_COLUMNS if k in present]
     methods = sorted(ordered(aggregated["method"]),
                      key=lambda m: -_median(aggregated, m, "full_shepard"))
@@ -180,7 +193,7 @@ def stability_tables(stability: pd.DataFrame) -> dict[str, RankingTable]:
     for dataset in dict.fromkeys(stability["dataset"]):
         rows = stability[stability["dataset"] == dataset].sort_values("method")
         tables[dataset] = _filled(f"stability_{dataset}", columns, {
-            r["method"]: [Cell(str(int(r[k])) if k == "n_runs" else f"{r[k]:.4f}")
+            r["method"]: [Cell(str(int(r[k])) if k == "n_runs" else fixed(r[k], 4))
                           for k, _ in STABILITY_COLUMNS] for _, r in rows.iterrows()})
     return tables
 
@@ -208,7 +221,7 @@ def addplot_table(aggregated: pd.DataFrame, per_run: pd.DataFrame | None) -> Ran
 
 def noise_dims_table(generic: pd.DataFrame, embedding: pd.DataFrame | None) -> RankingTable:
     """2-D kNN label accuracy at the landmark dimensions: methods in canonical order without
-    toorPIA, then toorPIA's two arms (its basemap_embedding endpoint, then basemap_csvform)."""
+    toorPIA, then toorPIA's two arms (its embedding endpoint, then its CSV-form endpoint)."""
     knn = generic[generic["metric"] == KNN_METRIC]
     frames = [knn] + ([embedding[embedding["metric"] == KNN_METRIC]]
                       if embedding is not None else [])
@@ -225,9 +238,9 @@ def noise_dims_table(generic: pd.DataFrame, embedding: pd.DataFrame | None) -> R
             add(method, knn, method)
     if embedding is not None:
         for method in dict.fromkeys(frames[1]["method"]):
-            add("toorPIA (basemap_embedding)", frames[1], method)
+            add(TOORPIA_EMBEDDING, frames[1], method)
     if "toorPIA" in set(knn["method"]):
-        add("toorPIA (basemap_csvform)", knn, "toorPIA")
+        add(TOORPIA_CSVFORM, knn, "toorPIA")
     return _filled("noise_dims", columns, rows)
 
 
@@ -241,7 +254,7 @@ def bridge_table(gaps: pd.DataFrame) -> RankingTable:
     rows = {}
     for method in ordered(gaps["method"]):
         values = [float(medians[(method, b)]) for b in bridges]
-        rows[method] = ([Cell(f"{v:.3f}", "crit" if v > TORN_RATIO else None) for v in values]
+        rows[method] = ([Cell(fixed(v), "crit" if v > TORN_RATIO else None) for v in values]
                         + [Cell(str(sum(v > TORN_RATIO for v in values)))])
     return _filled("bridge_gaps", columns, rows)
 
@@ -284,7 +297,7 @@ def timeseries_section(s: Supplements) -> list[Block]:
     if geometry:
         blurb += (f" Here {geometry['n_series']} series × {geometry['length']} steps in "
                   f"D = {geometry['d']}.")
-    table = timeseries_table(aggregated)
+    table = timeseries_table(aggregated, s.lag)
     local_m, local_v = _leader(aggregated, "within_series_near_shepard")
     blocks: list[Block] = [Heading(2, title), Quote(blurb)]
     if geometry:
@@ -297,13 +310,10 @@ def timeseries_section(s: Supplements) -> list[Block]:
             "cross-series pairs against the sum of their squared radii (median ratio "
             f"{_num(geometry['pythagoras_median'], '.3f')}). Read: near 90° and a ratio near 1 "
             "mean the series are orthogonal rays — a faithful map shows a star."))
-    blocks += s.figure("trajectory_gallery", (
-        "**Trajectory gallery** (each method's lowest-seed map; colour = step t, squares = "
-        "series ends). Read: a star of separate rays keeps the global arrangement; a smooth "
-        "curve where the data is jagged hides the step structure."
-        + _missing(s, "trajectory_gallery")))
+    blocks += s.figure("trajectory_gallery", s.drawn_caption("trajectory_gallery")
+                       + _missing(s, "trajectory_gallery"))
     blocks += [Table(table), Para(
-        f"Best within-series near ρ (local step structure): {local_m} ({local_v:.3f}); "
+        f"Best within-series near ρ (local step structure): {local_m} ({fixed(local_v)}); "
         f"rows sorted by full ρ, best {table.rows[0][0]}. Read the columns apart: a map can keep "
         "the star (cross-series ρ) and smooth every trajectory, or the reverse.")]
     return blocks
@@ -328,7 +338,7 @@ def stability_section(s: Supplements) -> list[Block]:
             "position_dispersion").iloc[-1]
         blocks += [Heading(3, f"Stability — {dataset}"), Table(table),
                    Para(f"Least stable layout: {top['method']} (dispersion "
-                        f"{top['position_dispersion']:.4f}).")]
+                        f"{fixed(top['position_dispersion'], 4)}).")]
     return blocks
 
 
@@ -383,12 +393,17 @@ def addplot_section(s: Supplements) -> list[Block]:
     return blocks
 
 
+def knob_words(knob: str) -> str:
+    """A parameter name as words ("minority_frac" -> "minority fraction")."""
+    return KNOB_WORDS.get(knob, knob.replace("_", " "))
+
+
 def _sweep_text(aggregated: pd.DataFrame, knob: str, metric: str, label: str) -> str:
     values = sorted(set(aggregated[knob]))
     parts = []
     for v in (values[0], values[-1]):
         m, x = _leader(aggregated, metric, **{knob: v})
-        parts.append(f"{knob} = {v:g}: {m} ({x:.3f})")
+        parts.append(f"{knob_words(knob)} {v:g}: {m} ({fixed(x)})")
     return f"Highest {label}: " + "; ".join(parts) + "."
 
 
@@ -439,26 +454,26 @@ def noise_dims_section(s: Supplements) -> list[Block]:
     curve = s.fact("dimension_curve")
     blocks: list[Block] = [Heading(2, title), Quote(
         "Three labelled clusters in a few signal dimensions, padded with pure-noise "
-        "dimensions up to D: at which D does a 2-D map stop separating the labels?")]
+        "dimensions up to D: at which D does a 2-D map stop separating the labels? toorPIA "
+        "runs twice, once through each of its service's endpoints: the CSV-form endpoint "
+        "(seeded, so run like a stochastic method) and the embedding endpoint "
+        "(deterministic); the table has a row for each.")]
     ambient = curve.get("ambient", {})
     caption = ("**kNN label accuracy against D** (left: the 2-D maps' leave-one-out kNN "
                "accuracy, log D axis, chance dashed, dotted = the same classifier on the raw "
                "D-dim data; right: skill = (acc − 1/3) ÷ (ambient acc − 1/3)).")
     if ambient:
         top = max(ambient, key=int)
-        caption += (f" The ambient baseline is {ambient[top]:.3f} at D = {top}: the labels "
+        caption += (f" The ambient baseline is {fixed(ambient[top])} at D = {top}: the labels "
                     "are still there, so a map's loss is the map's.")
     blocks += s.figure("dimension_curve", caption + _missing(s, "dimension_curve"))
-    blocks += s.figure("dims_grid", (
-        "**Maps across D** (rows = methods, columns = landmark D, lowest seed, colour = "
-        "label). Read: where the three colours merge, the map has lost the signal."
-        + _missing(s, "dims_grid")))
+    blocks += s.figure("dims_grid", s.drawn_caption("dims_grid") + _missing(s, "dims_grid"))
     largest = int(generic["dim"].max())
     leader, value = _leader(generic, KNN_METRIC, dim=largest)
     blocks += [Table(table), Para(
-        f"At the largest D = {largest}, the highest 2-D kNN accuracy is {leader}'s "
-        f"({value:.3f}); chance is 1/3. toorPIA runs twice: its csvform endpoint (seeded, "
-        "like a stochastic method) and its embedding endpoint (deterministic).")]
+        f"At the largest D = {largest}, the highest 2-D kNN accuracy is "
+        f"{TOORPIA_CSVFORM if leader == 'toorPIA' else leader}'s ({fixed(value)}); chance is "
+        "1/3.")]
     return blocks
 
 
@@ -470,15 +485,13 @@ def hyperparam_section(s: Supplements) -> list[Block]:
     blocks: list[Block] = [Heading(2, title), Quote(
         "Each neighbourhood method's main knob, swept on the main benchmark's inputs: do the "
         "rankings hinge on the settings chosen?")]
-    blocks += s.figure("hyperparam_sensitivity", (
-        "**Sensitivity** (rows = datasets, columns = methods): full ρ, near ρ and recall@15 "
-        "against the knob value (log axis); the grey line marks the main benchmark's setting. "
-        "Read: a flat curve means the main table's value does not depend on the knob."))
+    blocks += s.figure("hyperparam_sensitivity", s.drawn_caption("hyperparam_sensitivity"))
     lines = []
     full = a[a["metric"] == "full_shepard"]
     for (dataset, method, knob), rows in full.groupby(["dataset", "method", "knob"], sort=False):
         lo, hi = rows["median"].min(), rows["median"].max()
-        lines.append(f"{method} on {dataset} ({knob}): full ρ {lo:.3f}–{hi:.3f}")
+        lines.append(f"{method} on {dataset} ({knob_words(knob)}): "
+                     f"full ρ {fixed(lo)}–{fixed(hi)}")
     blocks.append(Para("Range of full ρ over the knob: " + "; ".join(lines) + "."))
     return blocks
 
@@ -493,7 +506,7 @@ def bridges_section(s: Supplements) -> list[Block]:
         "For each bridge between neighbouring states on the transition loop: the smallest "
         "radius at which the two states connect through the bridge's points in the map "
         "(single linkage), divided by the distance of the two states' centroids. "
-        f"Above {TORN_RATIO:.3f} (⚠) the bridge is torn: the map draws a gap the data does "
+        f"Above {fixed(TORN_RATIO)} (⚠) the bridge is torn: the map draws a gap the data does "
         "not have.")]
     blocks += s.figure("bridge_gaps", (
         "**Bridge gaps**: median gap ratio per bridge and method, dashed = torn threshold. "

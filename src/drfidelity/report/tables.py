@@ -1,7 +1,9 @@
 """The per-dataset ranking table as data: columns, cell texts and highlight marks.
 
 REPORT.md and the LaTeX paper tables render this one model, so they cannot disagree.
-Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both).
+Marks: ``best`` (bold), ``worst`` (italic), ``crit`` (outright failure, overrides both; a
+negative ρ is a failure only when its whole CI is below 0, so a median of -0.0002 with a CI
+across 0 is not flagged).
 The points sum Σ is marked like any higher-is-better column: bold only on the best total,
 italic only on the worst (the previous release bolded every Σ cell, so bold did not mean best).
 """
@@ -76,13 +78,20 @@ def columns_for(dataset: str) -> list[Column]:
                       for c in DATASETS[dataset].scored]
 
 
+def fixed(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` decimals, a value that rounds to zero printed unsigned
+    ("0.000", never "-0.000": the sign of a rounded zero says nothing)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def format_value(median: float, lo: float, hi: float, n_runs: int) -> str:
     """Median to 3 decimals; the CI is appended when there are several runs and it is wide."""
     if median is None or math.isnan(median):
         return "—"
-    text = f"{median:.3f}"
+    text = fixed(median)
     if n_runs > 1 and abs(hi - lo) >= CI_MIN_WIDTH:
-        text += f" [{lo:.3f}, {hi:.3f}]"
+        text += f" [{fixed(lo)}, {fixed(hi)}]"
     return text
 
 
@@ -96,14 +105,34 @@ def _dataset_stats(aggregated: pd.DataFrame, dataset: str):
     return methods, stats, medians
 
 
-def headline(aggregated: pd.DataFrame, dataset: str) -> dict[str, dict[str, float]]:
-    """Per method: the full and near ρ medians and the ranking total Σ (what ``dvc metrics``
-    and ``dvc exp show`` compare)."""
+def dataset_headline(aggregated: pd.DataFrame, dataset: str) -> dict[str, dict[str, float]]:
+    """Per method of ``dataset``: the full ρ median and the ranking table's total Σ."""
     methods, _, medians = _dataset_stats(aggregated, dataset)
     points = composite_points(medians, methods, list(scored_keys(dataset)))
-    return {m: {"full_rho": medians[m]["full_shepard"],
-                "near_rho": medians[m]["shepard_near__vs_ambient"],
-                "sigma": points[m]["total"]} for m in methods}
+    return {m: {"full_rho": medians[m]["full_shepard"], "sigma": points[m]["total"]}
+            for m in methods}
+
+
+def headline(aggregated: pd.DataFrame, datasets) -> dict:
+    """The DVC metrics file ``results/headline.json``, one screen of ``dvc metrics diff`` and
+    ``dvc exp show``: which method leads, by how much, and whether a run changed that.
+
+    Per method (canonical order): ``sigma``, its ranking totals Σ summed over the datasets it
+    ran on, and ``full_rho``, the mean of its full ρ medians there; ``winner``: per dataset the
+    Σ leader (ties joined by "+").
+    """
+    per = {d: dataset_headline(aggregated, d) for d in datasets}
+    result: dict = {}
+    for method in METHODS:
+        ran = [per[d][method] for d in datasets if method in per[d]]
+        if ran:
+            result[method] = {"sigma": sum(r["sigma"] for r in ran),
+                              "full_rho": float(np.mean([r["full_rho"] for r in ran]))}
+    result["winner"] = {}
+    for dataset, rows in per.items():
+        top = max((r["sigma"] for r in rows.values()), default=None)
+        result["winner"][dataset] = "+".join(m for m, r in rows.items() if r["sigma"] == top)
+    return result
 
 
 def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
@@ -121,21 +150,25 @@ def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
             texts = {m: "—" if v is None else str(v) for m, v in values.items()}
         else:
             values = {m: medians[m].get(column.key, np.nan) for m in order}
+            upper = {m: stats[m][column.key].ci_hi for m in order if column.key in stats[m]}
             texts = {}
             for m in order:
                 r = stats[m].get(column.key)
                 texts[m] = "—" if r is None else format_value(r.median, r.ci_lo, r.ci_hi, r.n_runs)
-        marks = column_marks(column, values)
+        marks = column_marks(column, values, upper if column.kind not in ("points", "total")
+                             else None)
         for m in order:
             cells[m].append(Cell(texts[m], marks.get(m)))
     table.rows = [(m, cells[m]) for m in order]
     return table
 
 
-def column_marks(column: Column, values: dict[str, float | None]) -> dict[str, str]:
+def column_marks(column: Column, values: dict[str, float | None],
+                 upper: dict[str, float] | None = None) -> dict[str, str]:
     """Row label -> mark of one column: best/worst by the column's kind (none for ``plain``;
     ``scale`` closest to 1 in log terms, no worst; ``unit`` closest/farthest to 1), then the
-    outright failures."""
+    outright failures. ``upper``: each row's CI upper bound (absent: the median is its own
+    bound, as for a single run)."""
     finite = {m: float(v) for m, v in values.items() if v is not None and not math.isnan(v)}
     marks: dict[str, str] = {}
     if len(set(finite.values())) > 1:
@@ -154,14 +187,15 @@ def column_marks(column: Column, values: dict[str, float | None]) -> dict[str, s
             hi, lo = max(finite.values()), min(finite.values())
             marks.update({m: "best" for m, v in finite.items() if v == hi})
             marks.update({m: "worst" for m, v in finite.items() if v == lo})
-    marks.update({m: "crit" for m in _failures(column, finite)})
+    marks.update({m: "crit" for m in _failures(column, finite, upper or {})})
     return marks
 
 
-def _failures(column: Column, finite: dict[str, float]) -> list[str]:
-    """Outright failures: negative near or outlier rho; a crushed tightest cluster."""
+def _failures(column: Column, finite: dict[str, float], upper: dict[str, float]) -> list[str]:
+    """Outright failures: a near or outlier rho whose CI lies below 0 (its upper bound, or the
+    median of a single run, is negative); a crushed tightest cluster."""
     if column.key in ("shepard_near__vs_ambient", "outlier_shepard__vs_ambient"):
-        return [m for m, v in finite.items() if v < 0]
+        return [m for m, v in finite.items() if max(v, upper.get(m, v)) < 0]
     if column.kind == "scale" and finite:
         top = max(finite.values())
         return [m for m, v in finite.items() if v == top and v > CRUSH_LIMIT]
