@@ -47,15 +47,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = sub.add_parser(
         "score", parents=[common], help="score an embedding of your own data",
-        description="Score a 2-D embedding against its high-dimensional data with every metric "
-                    "the inputs allow. DATA.npz holds X and optionally X_truth, labels, "
-                    "outlier_idx, outlier_dir, population; EMBEDDING.npy is (N, 2). Prints a "
-                    "JSON object column -> value (NaN as null). Bad input: one line on "
-                    "stderr, exit code 2.")
+        description="Score an embedding (a map, usually 2-D) against its high-dimensional data "
+                    "with every metric the inputs allow. DATA.npz holds X (N points x D features, or with "
+                    "--metric precomputed an N x N distance matrix) and optionally X_truth, "
+                    "labels, outlier_idx, outlier_dir, population; EMBEDDING.npy is (N, d), "
+                    "any d >= 1. Prints a JSON object column -> value (NaN as null). Bad "
+                    "input: one line on stderr, exit code 2.")
     score.add_argument("data", type=Path, metavar="DATA.npz")
     score.add_argument("embedding", type=Path, metavar="EMBEDDING.npy")
+    score.add_argument("--metric", default="euclidean", metavar="NAME",
+                       help="distance between the rows of X (and X_truth): euclidean (default), "
+                            "any other scipy pdist metric (cosine, cityblock, correlation, ...), "
+                            "or precomputed (X is itself the N x N distance matrix)")
     score.add_argument("--json", type=Path, default=None, metavar="OUT",
-                       help="write the JSON here instead of printing it")
+                       help="write the JSON here (atomically) instead of printing it")
     score.add_argument("--exact", action="store_true",
                        help="exact numerics (generic BLAS kernels, bit-identical to the pipeline); "
                             "default: this machine's fast kernels (differences ~1e-14)")
@@ -80,6 +85,15 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; Ctrl-C is one line and exit code 130 (128 + SIGINT), as in a shell."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("drfidelity: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging()
     from drfidelity.core import runtime
@@ -88,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         runtime.configure("exact" if args.exact else "fast")
         from drfidelity.metrics.cli import run
 
-        return run(args.data, args.embedding, args.json, debug=args.debug)
+        return run(args.data, args.embedding, args.json, metric=args.metric, debug=args.debug)
 
     runtime.configure("exact")
     if args.command == "worker":

@@ -16,8 +16,9 @@ from .jit import kernel
 ROW_BLOCK_ENTRIES = 1 << 22  # ~32 MB of float64 per row block
 
 
-def condensed_distances(X: np.ndarray, metric: str) -> np.ndarray:
-    """``pdist(X, metric)``, or the upper triangle of X when ``metric='precomputed'``."""
+def condensed_distances(X: np.ndarray, metric: str, name: str = "X") -> np.ndarray:
+    """``pdist(X, metric)``, or the upper triangle of X when ``metric='precomputed'``;
+    ValueError naming ``name`` and a pair when a distance is not finite."""
     if metric == "precomputed":
         n = X.shape[0]
         out = np.empty(n * (n - 1) // 2)
@@ -25,7 +26,27 @@ def condensed_distances(X: np.ndarray, metric: str) -> np.ndarray:
             start = row_start(i, n)
             out[start:start + n - i - 1] = X[i, i + 1:]
         return out
-    return pdist(X, metric=metric)
+    return check_finite(pdist(X, metric=metric), name, metric, X.shape[0])
+
+
+def check_finite(d: np.ndarray, name: str, metric: str, n: int, rows=None) -> np.ndarray:
+    """``d`` (condensed, or distance rows ``rows``) if every entry is finite; else ValueError
+    naming the first pair, before any compiled kernel reads a NaN (its sort assumes none)."""
+    step = ROW_BLOCK_ENTRIES
+    flat = d.reshape(-1)
+    for start in range(0, flat.shape[0], step):
+        bad = np.flatnonzero(~np.isfinite(flat[start:start + step]))
+        if bad.size:
+            position = start + int(bad[0])
+            if rows is None:
+                i = int(np.searchsorted(row_start(np.arange(n), n), position, side="right")) - 1
+                j = position - row_start(i, n) + i + 1
+            else:
+                i, j = int(rows[position // n]), position % n
+            raise ValueError(f"{name}: the {metric} distance between points {i} and {j} is "
+                             f"{flat[position]} (not finite); check those rows or choose "
+                             "another metric")
+    return d
 
 
 def row_start(i, n: int):
