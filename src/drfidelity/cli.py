@@ -9,7 +9,6 @@ shows the traceback instead.
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 from pathlib import Path
@@ -136,8 +135,9 @@ def _run_stage(args: argparse.Namespace) -> int:
         if module.TARGET == "dataset" and args.dataset not in params.datasets:
             raise ParamsError(f"dataset {args.dataset!r} is not in params.yaml `datasets` "
                               f"({', '.join(params.datasets)})")
-        if "jobs" in inspect.signature(module.run).parameters:
-            runtime.die_with_parent(os.getppid())  # its pool's workers follow it
+        # a stage whose caller is gone (dvc killed) must not run on and rewrite its outputs;
+        # a pool's workers follow their stage
+        runtime.die_with_parent(os.getppid())
         pipeline.run_stage(params, module, args.dataset, root=Path("."), jobs=args.jobs)
     except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input
         return user_error(f"drfidelity stage {args.name}", exc, args.debug)

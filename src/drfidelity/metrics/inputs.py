@@ -48,8 +48,13 @@ class ReferenceInputs:
 
     def check_memory(self) -> None:
         """MemoryError unless building the reference and scoring one map fit in memory."""
-        spaces = 1 if self.truth is None or self.shared_truth else 2
-        check_memory(self.n, spaces * BYTES_PER_PAIR_SPACE + BYTES_PER_PAIR_SCORE, "scoring")
+        check_score_memory(self.n, 1 if self.truth is None or self.shared_truth else 2)
+
+
+def check_score_memory(n: int, spaces: int, what: str = "scoring") -> None:
+    """MemoryError unless a reference of ``spaces`` spaces (X, and truth when it differs) of
+    N points and the scoring of one map fit in the memory available."""
+    check_memory(n, spaces * BYTES_PER_PAIR_SPACE + BYTES_PER_PAIR_SCORE, what)
 
 
 def reference_inputs(X, **options) -> ReferenceInputs:
