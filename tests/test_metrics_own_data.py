@@ -297,6 +297,24 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
 
 # ------------------------------------------------------------------------ past one machine
 
+@pytest.mark.parametrize("metric", ["euclidean", "cityblock", "cosine", "seuclidean",
+                                    "mahalanobis"])
+def test_row_blocks_give_the_all_pairs_values(metric, monkeypatch):
+    """Rows computed block by block in column tiles equal pdist's (seuclidean's variances and
+    mahalanobis' covariance come from all of X, not from each block)."""
+    from drfidelity.metrics import distances
+
+    monkeypatch.setattr(distances, "COLUMN_TILE", 37)
+    monkeypatch.setattr(distances, "ROW_BLOCK_ENTRIES", 120 * 9)
+    X, Y = _data(n=120, dims=6)
+    rows = np.array([0, 5, 119])
+    tiled = distances.feature_rows(X, rows, metric, distances.metric_options(X, metric))
+    assert np.array_equal(tiled, squareform(pdist(X, metric))[rows])
+    row = score(X, Y, metric=metric)
+    values = neighbourhood_scores(X, Y, metric=metric)
+    assert _same(values, {key: row[key] for key in values})
+
+
 def test_threads_give_the_same_bytes():
     X, Y = _data(n=700, dims=20)
     one = neighbourhood_scores(X, Y, k=(5, 15, 30, 100))

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from drfidelity.core.validation import check_memory
-from drfidelity.metrics.distances import check_finite
+from drfidelity.metrics.distances import check_finite, feature_rows, metric_options
 from drfidelity.metrics.inputs import check_map_points, check_space
 from drfidelity.metrics.ranks import row_ranks
 
@@ -53,10 +53,11 @@ def _rank_blocks(X: np.ndarray, Y: np.ndarray, metric: str
     """Yield (rows, rho, r): data and map ranks for consecutive row blocks."""
     n = Y.shape[0]
     step = max(1, _BLOCK_ELEMENTS // n)
+    options = {} if metric == "precomputed" else metric_options(X, metric)
     for start in range(0, n, step):
         rows = np.arange(start, min(start + step, n))
         d_data = X[rows] if metric == "precomputed" else check_finite(
-            cdist(X[rows], X, metric=metric), "X", metric, n, rows)
+            feature_rows(X, rows, metric, options), "X", metric, n, rows)
         d_map = cdist(Y[rows], Y, metric="euclidean")
         yield rows, row_ranks(d_data, rows), row_ranks(d_map, rows)
 

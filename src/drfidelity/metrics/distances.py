@@ -9,7 +9,7 @@ matrix is ever held.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import pdist
+from scipy.spatial.distance import cdist, pdist
 
 from .jit import kernel
 
@@ -27,6 +27,32 @@ def condensed_distances(X: np.ndarray, metric: str, name: str = "X") -> np.ndarr
             out[start:start + n - i - 1] = X[i, i + 1:]
         return out
     return check_finite(pdist(X, metric=metric), name, metric, X.shape[0])
+
+
+COLUMN_TILE = 2048  # columns per cdist call: their coordinates stay in cache for a row block
+
+
+def metric_options(X: np.ndarray, metric: str) -> dict:
+    """The data-dependent parameters ``pdist(X, metric)`` derives from all of X (seuclidean's
+    variances, mahalanobis' inverse covariance), fixed once, so that distance rows computed
+    block by block by ``cdist`` (which would derive them from each block) equal pdist's."""
+    if metric == "seuclidean":
+        return {"V": np.var(X, axis=0, ddof=1)}
+    if metric == "mahalanobis":
+        return {"VI": np.linalg.inv(np.cov(X.T)).T}
+    return {}
+
+
+def feature_rows(X: np.ndarray, rows: np.ndarray, metric: str, options: dict) -> np.ndarray:
+    """``cdist(X[rows], X, metric, **options)``, COLUMN_TILE columns at a time: each pair is
+    computed alone, so the values are the same bytes, and at large N (X larger than the cache)
+    the tiles are about twice as fast as one call."""
+    block = X[rows]
+    out = np.empty((block.shape[0], X.shape[0]))
+    for start in range(0, X.shape[0], COLUMN_TILE):
+        out[:, start:start + COLUMN_TILE] = cdist(block, X[start:start + COLUMN_TILE],
+                                                  metric=metric, **options)
+    return out
 
 
 def check_finite(d: np.ndarray, name: str, metric: str, n: int, rows=None) -> np.ndarray:

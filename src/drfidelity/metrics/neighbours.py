@@ -24,9 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
-from .distances import check_finite, row_blocks
+from .distances import check_finite, feature_rows, metric_options, row_blocks
 from .inputs import check_map_points, check_space
 from .rank_kernels import count_ranks, nearest
 
@@ -194,11 +193,12 @@ class FeatureRows:
 
     def __init__(self, X: np.ndarray, metric: str, name: str):
         self.X, self.metric, self.name = X, metric, name
+        self.options = {} if metric == "precomputed" else metric_options(X, metric)
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         if self.metric == "precomputed":
             return self.X[rows]
-        return check_finite(cdist(self.X[rows], self.X, metric=self.metric), self.name,
+        return check_finite(feature_rows(self.X, rows, self.metric, self.options), self.name,
                             self.metric, self.X.shape[0], rows)
 
 
