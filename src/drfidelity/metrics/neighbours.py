@@ -46,12 +46,12 @@ def _list_positions(knn: np.ndarray, targets: np.ndarray) -> np.ndarray:
     return np.where(match.any(axis=2), match.argmax(axis=2) + 1, 0)
 
 
-def _nearest_block(rows: "RowFunction", block: np.ndarray, k: int) -> np.ndarray:
+def _nearest_block(rows: RowFunction, block: np.ndarray, k: int) -> np.ndarray:
     """The k nearest of the points ``block`` (see :attr:`Neighbourhoods.knn`)."""
     return nearest(_keyed(rows(block), block), k)
 
 
-def _rank_block(rows: "RowFunction", block: np.ndarray, targets: np.ndarray,
+def _rank_block(rows: RowFunction, block: np.ndarray, targets: np.ndarray,
                 knn: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(kNN lists, counted ranks) of the points ``block``: the lists selected on the same rows
     when ``knn`` is None; ranks counted for the targets outside the lists, else 0."""
@@ -62,7 +62,7 @@ def _rank_block(rows: "RowFunction", block: np.ndarray, targets: np.ndarray,
     return knn, count_ranks(keyed, np.where(lost, targets, -1))
 
 
-def serial_map(task: Callable, rows: "RowFunction", *arguments) -> list:
+def serial_map(task: Callable, rows: RowFunction, *arguments) -> list:
     """``[task(rows, *a) for a in zip(*arguments)]``: one row block after the other."""
     return [task(rows, *args) for args in zip(*arguments)]
 
@@ -78,7 +78,7 @@ class Neighbourhoods:
     result does not depend on where the blocks run.
     """
 
-    def __init__(self, rows: "RowFunction", n: int, k: int, *, constant: bool | None = None,
+    def __init__(self, rows: RowFunction, n: int, k: int, *, constant: bool | None = None,
                  block_map: Callable = serial_map):
         self.rows, self.n, self.k = rows, n, k
         self._knn = None
