@@ -31,7 +31,7 @@ from drfidelity.report.latex import (escape, latex_macros, latex_table, latex_ta
 from drfidelity.report.paper import PAPER_FIGURES, PAPER_SUPPLEMENT_FIGURES, paper_title
 from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, TORN_RATIO,
                                            Supplements, addplot_caption, addplot_table,
-                                           supplement_macros)
+                                           random_walk_lag, supplement_macros)
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.core.storage import atomic_write
@@ -83,7 +83,7 @@ def paper_constants(params: Params) -> dict[str, object]:
     }
 
 
-def load_supplements(root: Path, lag: int) -> Supplements:
+def load_supplements(root: Path, lag: int | None) -> Supplements:
     """The supplement and scale-study tables that exist and the supplement figures' facts
     (if drawn); ``lag``: the random walks' near-in-time lag."""
     tables = {}
@@ -109,7 +109,7 @@ def run(params: Params, root: Path) -> None:
                   f"(run `drfidelity stage figures {dataset}` first)", flush=True)
     write_text(results_dir(root) / "headline.json",
                dumps_json(headline(aggregated, params.datasets)))
-    supplements = load_supplements(root, params.supplements["random_walk"]["lag"])
+    supplements = load_supplements(root, random_walk_lag(params))
     inputs = Inputs(params, aggregated, skipped, facts, supplements)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)

@@ -22,7 +22,8 @@ from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
 from drfidelity.report.ranking import TOP_POINTS
-from drfidelity.report.supplements import TORN_RATIO, Supplements, supplement_blocks
+from drfidelity.report.supplements import (TORN_RATIO, Supplements, near_in_time,
+                                           random_walk_lag, supplement_blocks)
 from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, RankingTable, fixed,
                                       ranking_table)
 
@@ -258,7 +259,8 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
 
 def glossary(params: Params) -> tuple[str, ...]:
     """One bullet per label the report uses, in the order the report first uses them."""
-    lag = params.supplements["random_walk"]["lag"]
+    lag = random_walk_lag(params)
+    window = f"{lag} steps" if lag else "a fixed number of steps"
     return (
         "**band**: the pairs whose ambient distance is at most a radius, one radius for "
         "every point; **fixed bands** p5 … p100 end at a percentile of the ambient distances.",
@@ -291,9 +293,9 @@ def glossary(params: Params) -> tuple[str, ...]:
         "the standard deviation of full ρ over seeds; **full fidelity std**: that of the full "
         "stress fidelity, 1 − stress over all pairs, stress = √(Σ(a − αb)² ÷ Σa²) with a the "
         "ambient and b the map distances and α the best scale.",
-        f"**|Δt| ≤ {lag}**: pairs of one random walk at most {lag} steps apart in time; "
+        f"**{near_in_time(lag)}**: pairs of one random walk at most {window} apart in time; "
         "**within-series / cross-series ρ**: over pairs of one walk / of two walks.",
-        f"**saw-tooth score**: over windows of {lag} steps, the median of path length ÷ "
+        f"**saw-tooth score**: over windows of {window}, the median of path length ÷ "
         "straight-line distance, minus 1, in the map, divided by the same in the data: "
         "1 = as rough as the data, 0 = smoothed, above 1 = rougher.",
         "**anomaly distance ÷ bulk radius**: an added anomaly's distance from the map's "

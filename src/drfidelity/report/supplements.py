@@ -114,6 +114,17 @@ class Supplements:
         return self.fact(key).get("caption", "")
 
 
+def random_walk_lag(params) -> int | None:
+    """The random walks' near-in-time lag in steps (``supplements.random_walk.lag`` of
+    params.yaml), ``None`` when the study is not configured."""
+    return params.supplements.get("random_walk", {}).get("lag")
+
+
+def near_in_time(lag: int | None) -> str:
+    """The label of the near-in-time pairs: "|Δt| ≤ 20", or "near in time" (lag unknown)."""
+    return f"|Δt| ≤ {lag}" if lag else "near in time"
+
+
 def not_built(title: str, *names: str) -> list[Block]:
     """The one-line note of a supplement whose result table is absent."""
     files = ", ".join(f"`results/{n}.csv`" for n in names)
@@ -174,8 +185,7 @@ def timeseries_table(aggregated: pd.DataFrame, lag: int | None = None) -> Rankin
     """Random-walk readouts, rows by full ρ (descending); best/worst marked per column
     (the saw-tooth score: closest/farthest to 1). ``lag``: the near-in-time limit in steps."""
     present = set(aggregated["metric"])
-    near = f"|Δt| ≤ {lag}" if lag else "near in time"
-    columns = [Column(k, h.format(near=near), "Spearman ρ of map vs ambient distances"
+    columns = [Column(k, h.format(near=near_in_time(lag)), "Spearman ρ of map vs ambient distances"
                       if kind == "higher" else "Roughness", kind)
                for k, h, kind in TIMESERIES_COLUMNS if k in present]
     methods = sorted(ordered(aggregated["method"]),
