@@ -471,7 +471,9 @@ def summary_heatmap(view: DatasetView) -> object:
     for tick, method in zip(ax.get_yticklabels(), methods):
         tick.set_color(style.method_color(method))
     for (i, j), v in np.ndenumerate(values):
-        ax.text(j, i, "—" if np.isnan(v) else f"{v:.3f}", ha="center", va="center", fontsize=7,
+        # a median that rounds to zero prints unsigned: its sign says nothing
+        text = "—" if np.isnan(v) else f"{v:.3f}".replace("-0.000", "0.000")
+        ax.text(j, i, text, ha="center", va="center", fontsize=7,
                 color="white" if not np.isnan(v) and v < 0.6 else "black")
     fig.colorbar(image, ax=ax, label="median (1 = perfect)")
     return fig

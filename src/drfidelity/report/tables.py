@@ -127,7 +127,8 @@ def headline(aggregated: pd.DataFrame, datasets) -> dict:
         ran = [per[d][method] for d in datasets if method in per[d]]
         if ran:
             result[method] = {"sigma": sum(r["sigma"] for r in ran),
-                              "full_rho": float(np.mean([r["full_rho"] for r in ran]))}
+                              # fsum: exactly rounded, so the datasets' order does not matter
+                              "full_rho": math.fsum(r["full_rho"] for r in ran) / len(ran)}
     result["winner"] = {}
     for dataset, rows in per.items():
         top = max((r["sigma"] for r in rows.values()), default=None)
