@@ -110,8 +110,8 @@ def part_neighbours(sizes: list[int], d: int, sklearn_limit: int, repeats: int) 
             start = time.perf_counter()
             sk = {k: (sk_trust(X, Y, n_neighbors=k), sk_trust(Y, X, n_neighbors=k)) for k in ks}
             t_sk = time.perf_counter() - start
-            gap = max(max(abs(sk[k][0] - ours["trustworthiness"][q]),
-                          abs(sk[k][1] - ours["continuity"][q])) for q, k in enumerate(ks))
+            gap = max(max(abs(sk[k][0] - ours[f"trust_k{k}"]), abs(sk[k][1] - ours[f"cont_k{k}"]))
+                      for k in ks)
             assert gap <= 1e-12, f"neighbourhood_scores differs from scikit-learn by {gap:.3g}"
             line += (f"; sklearn (6 calls) {t_sk:.2f} s; speed-up {t_sk / t_ours:.1f}x; "
                      f"largest difference {gap:.1e}")

@@ -43,7 +43,7 @@ def test_bad_input_exit_code_2(tmp_path, capsys):
     np.save(tmp_path / "bad.npy", np.zeros((37, 2)))
     out = tmp_path / "row.json"
     assert run(tmp_path / "data.npz", tmp_path / "bad.npy", out) == 2
-    assert "Y has shape (37, 2), expected (38, 2)" in capsys.readouterr().err
+    assert "Y has shape (37, 2), expected (38, d)" in capsys.readouterr().err
     assert not out.exists()
     np.savez(tmp_path / "nox.npz", Z=np.zeros(3))
     assert run(tmp_path / "nox.npz", tmp_path / "emb.npy", out) == 2
@@ -80,7 +80,7 @@ def test_unreadable_inputs_are_one_line_naming_the_file(tmp_path, capsys):
     cases = [(corrupt, as_data, corrupt, "not a readable .npz archive"),
              (as_data, as_data, as_data, "single .npy array, not an .npz archive"),
              (garbage, as_data, garbage, "not a readable .npz archive"),
-             (tmp_path / "data.npz", truncated, truncated, "not a readable .npy array"),
+             (tmp_path / "data.npz", truncated, truncated, "(damaged or truncated)"),
              (tmp_path / "data.npz", tmp_path / "data.npz", tmp_path / "data.npz",
               "is an .npz archive, not one .npy array")]
     for data, emb, named, what in cases:
@@ -137,8 +137,10 @@ def test_one_line_folds_multi_line_messages():
 
 
 REFUSALS = [  # (what the case changes, words of the one error line)
-    ({"Y": "rows"}, "Y has shape (37, 2), expected (38, 2)"),
-    ({"Y": "columns"}, "Y has shape (38, 3), expected (38, 2)"),
+    ({"Y": "rows"}, "Y has shape (37, 2), expected (38, d)"),
+    ({"Y": "columns"}, "Y has shape (38, 0), expected (38, d) with d >= 1"),
+    ({"Y": "complex"}, "Y must hold real numbers"),
+    ({"X": "complex"}, "X must hold real numbers, got complex values"),
     ({"Y": "nan"}, "Y contains non-finite coordinates"),
     ({"Y": "inf"}, "Y contains non-finite coordinates"),
     ({"labels": "short"}, "labels must have shape (38,)"),
@@ -163,8 +165,10 @@ def _bad_case(tmp_path, case: dict, index: int):
     kind = next(iter(case))
     change = case[kind]
     if kind == "Y":
-        Y = {"rows": Y[:-1], "columns": X[:, :3], "nan": np.where(np.eye(n, 2) > 0, np.nan, Y),
+        Y = {"rows": Y[:-1], "columns": X[:, :0], "complex": Y + 1j, "nan": np.where(np.eye(n, 2) > 0, np.nan, Y),
              "inf": np.where(np.eye(n, 2) > 0, np.inf, Y)}[change]
+    elif kind == "X":
+        arrays["X"] = X + 1j
     elif kind == "labels":
         arrays["labels"] = {"short": np.zeros(n - 1, int),
                             "fractions": np.linspace(0, 1, n)}[change]
@@ -220,5 +224,5 @@ def test_the_cli_refuses_a_wrong_shape_map_without_compiling(tmp_path):
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NUMBA_CACHE_DIR": str(cache)})
     assert done.returncode == 2 and done.stdout == ""
-    _one_error_line(done.stderr, "Y has shape (37, 2), expected (38, 2)")
+    _one_error_line(done.stderr, "Y has shape (37, 2), expected (38, d)")
     assert list(cache.iterdir()) == []

@@ -187,7 +187,7 @@ def test_pointwise_quality_flags_the_moved_point():
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: coranking_matrix(np.zeros((5, 3)), np.zeros((4, 2))), "Y has 4 rows"),
+    (lambda: coranking_matrix(np.zeros((5, 3)), np.zeros((4, 2))), "Y has shape \\(4, 2\\), expected \\(5, d\\)"),
     (lambda: coranking_matrix(np.zeros((5, 4)), np.zeros((5, 2)), metric="precomputed"),
      "square distance matrix"),
     (lambda: coranking_matrix(np.ones((5, 5)), np.zeros((5, 2)), metric="precomputed"),

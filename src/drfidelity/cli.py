@@ -9,7 +9,6 @@ shows the traceback instead.
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import sys
 from pathlib import Path
@@ -47,15 +46,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = sub.add_parser(
         "score", parents=[common], help="score an embedding of your own data",
-        description="Score a 2-D embedding against its high-dimensional data with every metric "
-                    "the inputs allow. DATA.npz holds X and optionally X_truth, labels, "
-                    "outlier_idx, outlier_dir, population; EMBEDDING.npy is (N, 2). Prints a "
-                    "JSON object column -> value (NaN as null). Bad input: one line on "
-                    "stderr, exit code 2.")
+        description="Score an embedding (a map, usually 2-D) against its high-dimensional data "
+                    "with every metric the inputs allow. DATA.npz holds X (N points x D features, or with "
+                    "--metric precomputed an N x N distance matrix) and optionally X_truth, "
+                    "labels, outlier_idx, outlier_dir, population; EMBEDDING.npy is (N, d), "
+                    "any d >= 1. Prints a JSON object column -> value (NaN as null). Bad "
+                    "input: one line on stderr, exit code 2.")
     score.add_argument("data", type=Path, metavar="DATA.npz")
     score.add_argument("embedding", type=Path, metavar="EMBEDDING.npy")
+    score.add_argument("--metric", default="euclidean", metavar="NAME",
+                       help="distance between the rows of X (and X_truth): euclidean (default), "
+                            "any other scipy pdist metric (cosine, cityblock, correlation, ...), "
+                            "or precomputed (X is itself the N x N distance matrix)")
     score.add_argument("--json", type=Path, default=None, metavar="OUT",
-                       help="write the JSON here instead of printing it")
+                       help="write the JSON here (atomically) instead of printing it")
     score.add_argument("--exact", action="store_true",
                        help="exact numerics (generic BLAS kernels, bit-identical to the pipeline); "
                             "default: this machine's fast kernels (differences ~1e-14)")
@@ -80,6 +84,15 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command; Ctrl-C is one line and exit code 130 (128 + SIGINT), as in a shell."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("drfidelity: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     configure_logging()
     from drfidelity.core import runtime
@@ -88,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         runtime.configure("exact" if args.exact else "fast")
         from drfidelity.metrics.cli import run
 
-        return run(args.data, args.embedding, args.json, debug=args.debug)
+        return run(args.data, args.embedding, args.json, metric=args.metric, debug=args.debug)
 
     runtime.configure("exact")
     if args.command == "worker":
@@ -122,8 +135,9 @@ def _run_stage(args: argparse.Namespace) -> int:
         if module.TARGET == "dataset" and args.dataset not in params.datasets:
             raise ParamsError(f"dataset {args.dataset!r} is not in params.yaml `datasets` "
                               f"({', '.join(params.datasets)})")
-        if "jobs" in inspect.signature(module.run).parameters:
-            runtime.die_with_parent(os.getppid())  # its pool's workers follow it
+        # a stage whose caller is gone (dvc killed) must not run on and rewrite its outputs;
+        # a pool's workers follow their stage
+        runtime.die_with_parent(os.getppid())
         pipeline.run_stage(params, module, args.dataset, root=Path("."), jobs=args.jobs)
     except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input
         return user_error(f"drfidelity stage {args.name}", exc, args.debug)

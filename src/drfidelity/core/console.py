@@ -18,12 +18,34 @@ def one_line(error: BaseException) -> str:
     return " | ".join(line.strip() for line in str(error).splitlines() if line.strip())
 
 
+#: the installation extra (pyproject.toml) that brings each optional top-level module
+EXTRAS = {"yaml": "pipeline", "pandas": "pipeline", "dvc": "pipeline",
+          "matplotlib": "pipeline", "sklearn": "methods", "umap": "methods",
+          "openTSNE": "methods", "pccdr": "methods", "pymde": "methods", "torch": "methods",
+          "toorpia": "methods", "distributed": "pipeline", "dask": "pipeline"}
+
+
+def missing_extra(error: BaseException) -> str | None:
+    """For a ModuleNotFoundError of an optional dependency, one line naming the extra to
+    install; None for anything else."""
+    if not isinstance(error, ModuleNotFoundError):
+        return None
+    module = (error.name or "").split(".")[0]
+    extra = EXTRAS.get(module)
+    if extra is None:
+        return None
+    return (f"the Python package {module!r} is not installed; it comes with the [{extra}] "
+            f"extra: pip install 'drfidelity[{extra}]'")
+
+
 def user_error(prefix: str, error: Exception, debug: bool) -> int:
-    """Print ``prefix: error: message`` and return exit code 2 for bad input; re-raise anything
-    else, and everything with ``debug`` (the traceback is then Python's)."""
-    if debug or not isinstance(error, BAD_INPUT):
+    """Print ``prefix: error: message`` and return exit code 2 for bad input (and for a missing
+    optional dependency, naming its extra); re-raise anything else, and everything with
+    ``debug`` (the traceback is then Python's)."""
+    hint = missing_extra(error)
+    if debug or not (hint or isinstance(error, BAD_INPUT)):
         raise error
-    print(f"{prefix}: error: {one_line(error)}", file=sys.stderr)
+    print(f"{prefix}: error: {hint or one_line(error)}", file=sys.stderr)
     return 2
 
 

@@ -130,6 +130,27 @@ def load_meta(params: Params, dataset: str, root: Path) -> dict:
     return meta
 
 
+def load_data(params: Params, dataset: str, root: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """(meta.json, the arrays) of ``data/{dataset}``, refused when meta.json is stale
+    (:func:`load_meta`) or when an array's bytes are not those whose sha256 meta.json records
+    (the folder was edited by hand: a stage run outside DVC would otherwise use it)."""
+    from drfidelity.core.files import read_array_dir
+    from drfidelity.core.storage import fingerprint
+
+    meta = load_meta(params, dataset, root)
+    arrays = read_array_dir(data_dir(root, dataset))
+    recorded = meta.get("arrays", {})
+    for name, entry in recorded.items():
+        if name not in arrays:
+            raise ValueError(f"data/{dataset}/{name}.npy is missing (meta.json records it): "
+                             "run the generate stage again")
+        if fingerprint(arrays[name]) != entry["sha256"]:
+            raise ValueError(f"data/{dataset}/{name}.npy is not the array the generate stage "
+                             "wrote (its sha256 differs from meta.json's): run the generate "
+                             "stage again")
+    return meta, arrays
+
+
 def load_embeddings(params: Params, root: Path, dataset: str
                     ) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
     """Per-method status and the embeddings by method and seed, refused when they were not

@@ -47,7 +47,7 @@ class Params:
     seeds: int
     jobs: int
     bootstrap: Bootstrap
-    supplements: dict[str, Any]
+    supplements: dict[str, Any]  # a :class:`Supplements`
 
     @property
     def tag(self) -> str:
@@ -113,7 +113,7 @@ def parse_params(raw: dict[str, Any]) -> Params:
             alpha=alpha,
             seed=_integer(boot, "seed", "bootstrap.seed", minimum=0),
         ),
-        supplements=_supplements(raw.get("supplements") or {}),
+        supplements=Supplements(_supplements(raw.get("supplements") or {})),
     )
 
 
@@ -128,6 +128,44 @@ SUPPLEMENT_KEYS: dict[str, dict[str, Any]] = {
                    "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int]},
     "hyperparams": {"datasets": [str], "grid": dict},
 }
+
+
+#: ranges of the numeric ``supplements`` settings, as (low, high, low excluded); a list's bound
+#: holds for every element. Integers not listed here must be >= 0.
+SUPPLEMENT_RANGES: dict[tuple[str, str], tuple[float, float | None, bool]] = {
+    ("addplot", "deviation"): (0, None, True), ("addplot", "pair_offset"): (0, None, False),
+    ("addplot", "extra_dims"): (1, None, False),
+    ("random_walk", "n_series"): (1, None, False), ("random_walk", "n_steps"): (1, None, False),
+    ("random_walk", "d"): (1, None, False), ("random_walk", "step"): (0, None, True),
+    ("random_walk", "lag"): (1, None, False),
+    ("sweep_outlier_factor", "values"): (0, None, True),
+    ("sweep_minority_frac", "values"): (0, 0.5, True),
+    ("noise_dims", "dims"): (1, None, False), ("noise_dims", "n_principal"): (1, None, False),
+    ("noise_dims", "cluster_std"): (0, None, False),
+    ("noise_dims", "toorpia_extra_dims"): (1, None, False),
+}
+
+
+class Supplements(dict):
+    """``supplements`` by study; a study missing from params.yaml is a :class:`ParamsError`
+    naming it (one line from the CLI), not a KeyError."""
+
+    def __missing__(self, study: str):
+        raise ParamsError(f"params.yaml has no supplements.{study} section, which this stage "
+                          "needs (see the repository's params.yaml for its keys)")
+
+
+def _in_range(study: str, key: str, value: Any, where: str) -> None:
+    from drfidelity.core.validation import real
+
+    low, high, low_open = SUPPLEMENT_RANGES.get((study, key), (0, None, False))
+    for q, item in enumerate(value if isinstance(value, list) else [value]):
+        if isinstance(item, (int, float)):
+            try:
+                real(f"{where}[{q}]" if isinstance(value, list) else where, item, low=low,
+                     high=high, low_open=low_open)
+            except ValueError as exc:
+                raise ParamsError(str(exc)) from None
 
 
 def _supplements(raw: Any) -> dict[str, Any]:
@@ -148,6 +186,15 @@ def _supplements(raw: Any) -> dict[str, Any]:
         _known_keys(where, settings, SUPPLEMENT_KEYS[study])
         result[study] = {key: _typed(settings, key, kind, f"{where}.{key}")
                          for key, kind in SUPPLEMENT_KEYS[study].items()}
+        for key, value in result[study].items():
+            _in_range(study, key, value, f"{where}.{key}")
+    if "noise_dims" in result:
+        noise = result["noise_dims"]
+        for key in ("dims", "toorpia_extra_dims"):
+            for q, dim in enumerate(noise[key]):
+                if dim < noise["n_principal"]:
+                    raise ParamsError(f"supplements.noise_dims.{key}[{q}] must be >= n_principal"
+                                      f" = {noise['n_principal']}, got {dim}")
     if "hyperparams" in result:
         hyper = result["hyperparams"]
         for name in hyper["datasets"]:

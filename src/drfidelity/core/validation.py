@@ -112,7 +112,10 @@ def check_metric(metric: str) -> str:
 
 def check_points(name: str, values, *, n: int | None = None,
                  columns: int | None = None) -> np.ndarray:
-    """A finite 2-D float64 array of at least MIN_POINTS rows (and n rows, ``columns`` columns)."""
+    """A finite 2-D float64 array of at least MIN_POINTS rows (and n rows, ``columns`` columns).
+    Complex values are refused: casting would silently drop the imaginary part."""
+    if np.iscomplexobj(values):
+        raise ValueError(f"{name} must hold real numbers, got complex values")
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (points x features), "

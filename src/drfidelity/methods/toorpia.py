@@ -67,11 +67,25 @@ class _WaitBudgetSpent(_CallFailed):
     """The whole wait allowed for this map is used up: no further attempt."""
 
 
+def _key_pattern(key: str) -> re.Pattern:
+    """The key as a server may echo it: each character as itself (JSON may escape it with a
+    backslash) or percent-encoded (either hex case; a space also as '+'), with line breaks
+    allowed between any two characters: whitespace (a wrapped line, an HTML page's newlines)
+    or their JSON escapes (\\n, \\r, \\t)."""
+    def forms(character: str) -> str:
+        encoded = "".join(f"%{byte:02X}" for byte in character.encode("utf-8"))
+        hex_any_case = re.sub(r"[A-F]", lambda m: f"[{m.group()}{m.group().lower()}]", encoded)
+        options = ["\\\\?" + re.escape(character), hex_any_case]
+        return "(?:" + "|".join(options + (["\\+"] if character == " " else [])) + ")"
+    return re.compile(r"(?:\s|\\[nrt])*".join(forms(character) for character in key))
+
+
 def _scrub(text: str) -> str:
-    """``text`` with the API key replaced and whitespace runs (an HTML page's newlines) folded,
-    on one line of at most SERVER_TEXT_LIMIT characters: safe and short enough to log or raise."""
+    """``text`` with the API key replaced (also URL-encoded or split across lines) and
+    whitespace runs folded, on one line of at most SERVER_TEXT_LIMIT characters: safe and
+    short enough to log or raise."""
     key = os.environ.get(KEY_VARIABLE)
-    text = text.replace(key, "<TOORPIA_API_KEY>") if key else text
+    text = _key_pattern(key).sub("<TOORPIA_API_KEY>", text) if key else text
     text = " ".join(text.split())
     return text if len(text) <= SERVER_TEXT_LIMIT else text[:SERVER_TEXT_LIMIT - 1] + "…"
 

@@ -1,17 +1,23 @@
-"""``drfidelity score DATA.npz EMBEDDING.npy [--json OUT]``: every metric column of one embedding.
+"""``drfidelity score DATA.npz EMBEDDING.npy [--metric NAME] [--json OUT]``: every metric column
+of one embedding.
 
-DATA.npz uses the layout of the reference ``inputs.npz`` files: ``X`` (required), and optionally
-``X_truth``, ``labels``, ``outlier_idx``, ``outlier_dir``, ``population``. The output is one
-JSON object, column -> value in the engine's row order; non-finite values (NaN, and the -inf a
-log2 of 0 gives) are written as null, because JSON has no such numbers. Every way an input can
-be unreadable becomes one ValueError naming the file, so the command prints one line. Every
-input and the output path are checked before the engine (numba) is imported.
+DATA.npz uses the layout of the reference ``inputs.npz`` files: ``X`` (required; with
+``--metric precomputed`` a square distance matrix), and optionally ``X_truth``, ``labels``,
+``outlier_idx``, ``outlier_dir``, ``population``. The output is one JSON object, column -> value
+in the engine's row order; non-finite values (NaN, and the -inf a log2 of 0 gives) are written
+as null, because JSON has no such numbers, atomically when written to a file. Every way an input
+can be unreadable (a damaged file, or a header announcing more data than the file holds) becomes
+one ValueError naming the file, so the command prints one line. Every input and the output path
+are checked before the engine (numba) is imported, and every array's header before its data is
+allocated.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
+import warnings
 import zipfile
 import zlib
 from pathlib import Path
@@ -22,6 +28,42 @@ OPTIONAL_ARRAYS = {"X_truth": "truth", "labels": "labels", "outlier_idx": "outli
 _UNREADABLE = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
+def _check_header(handle, stored: int, where: str) -> None:
+    """ValueError unless the .npy header at ``handle`` announces at most the ``stored`` bytes
+    that follow it: a damaged or forged header is refused before numpy allocates its array."""
+    from numpy.lib import format as npy
+
+    start = handle.tell()
+    read_header = {(1, 0): npy.read_array_header_1_0,
+                   (2, 0): npy.read_array_header_2_0}.get(npy.read_magic(handle))
+    if read_header is None:  # a newer format version: numpy's own checks only
+        return
+    shape, _, dtype = read_header(handle)
+    count = 1
+    for size in shape:
+        count *= size
+    announced = count * dtype.itemsize
+    available = stored - (handle.tell() - start)
+    if announced > available:
+        raise ValueError(f"{where}: its header announces {dtype} data of shape {shape} "
+                         f"({announced / 2**30:.3g} GiB) but the file holds {available:,} bytes "
+                         "after it (damaged or truncated)")
+
+
+def _check_headers(handle, path: Path) -> None:
+    """:func:`_check_header` on the .npy file or on every member of the .npz archive."""
+    if handle.read(6) == b"\x93NUMPY":
+        handle.seek(0)
+        _check_header(handle, path.stat().st_size, str(path))
+    elif zipfile.is_zipfile(handle):
+        with zipfile.ZipFile(handle) as archive:
+            for info in archive.infolist():
+                if info.filename.endswith(".npy"):
+                    with archive.open(info) as member:
+                        _check_header(member, info.file_size, f"{path} member {info.filename}")
+    handle.seek(0)
+
+
 def _read(path: Path, kind: str):
     """``np.load`` of ``path`` with every array read while the file is open (a damaged archive
     member shows only when it is read); ValueError naming the file when it cannot be read."""
@@ -29,6 +71,7 @@ def _read(path: Path, kind: str):
 
     try:
         with open(path, "rb") as handle:  # closed even when numpy gives up half-way
+            _check_headers(handle, path)
             loaded = np.load(handle, allow_pickle=False)
             if isinstance(loaded, np.ndarray):
                 return loaded
@@ -36,7 +79,11 @@ def _read(path: Path, kind: str):
                 return {name: loaded[name] for name in loaded.files}
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
+    except MemoryError as exc:
+        raise MemoryError(f"{path} does not fit in memory ({exc})") from None
     except _UNREADABLE as exc:
+        if str(path) in str(exc):
+            raise
         raise ValueError(f"{path} is not a readable {kind} ({exc})") from None
 
 
@@ -67,7 +114,18 @@ def check_output(json_out: Path) -> None:
         raise ValueError(f"--json {json_out}: the folder {folder} does not exist")
 
 
-def _load(data_path: Path, embedding_path: Path) -> dict[str, float]:
+def write_json(json_out: Path, text: str) -> None:
+    """``text`` written atomically to ``json_out`` (nothing is left on failure, e.g. a full
+    disk); OSError naming the path."""
+    from drfidelity.core.storage import atomic_write
+
+    try:
+        atomic_write(json_out, text.encode("utf-8"))
+    except OSError as exc:
+        raise OSError(f"--json {json_out}: cannot write it ({exc.strerror or exc})") from None
+
+
+def _load(data_path: Path, embedding_path: Path, metric: str) -> dict[str, float]:
     from .inputs import score_inputs
 
     arrays = read_npz(data_path)
@@ -76,14 +134,19 @@ def _load(data_path: Path, embedding_path: Path) -> dict[str, float]:
     Y = read_npy(embedding_path)
     options = {OPTIONAL_ARRAYS[name]: value for name, value in arrays.items()
                if name in OPTIONAL_ARRAYS}
-    inputs, Y = score_inputs(arrays["X"], Y, **options)  # before numba is even imported
+    inputs, Y = score_inputs(arrays["X"], Y, metric=metric, **options)  # before numba loads
     from .engine import Reference
 
     return Reference._from_inputs(inputs, per_point=True).score(Y)
 
 
+def _warning_line(message, category, *_, **__) -> None:
+    """A warning as one line on stderr, like the errors (not Python's file:line format)."""
+    print(f"drfidelity score: warning: {message}", file=sys.stderr)
+
+
 def run(data_path: Path, embedding_path: Path, json_out: Path | None, *,
-        debug: bool = False) -> int:
+        metric: str = "euclidean", debug: bool = False) -> int:
     """Score; print the JSON object or write it to ``json_out``. Exit code 2 on bad input, with
     one line on stderr (the traceback too when ``debug``)."""
     from drfidelity.core.console import user_error
@@ -91,11 +154,14 @@ def run(data_path: Path, embedding_path: Path, json_out: Path | None, *,
     try:
         if json_out is not None:
             check_output(Path(json_out))
-        row = _load(Path(data_path), Path(embedding_path))
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = _warning_line
+            row = _load(Path(data_path), Path(embedding_path), metric)
         clean = {key: (value if math.isfinite(value) else None) for key, value in row.items()}
         text = json.dumps(clean, indent=2, allow_nan=False) + "\n"
         if json_out is not None:
-            Path(json_out).write_text(text)
+            write_json(Path(json_out), text)
     except Exception as error:  # noqa: BLE001 - user_error re-raises what is not bad input
         return user_error("drfidelity score", error, debug)
     if json_out is None:

@@ -27,8 +27,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial.distance import cdist
 
+from drfidelity.core.validation import check_memory
+from drfidelity.metrics.distances import check_finite, feature_rows, metric_options
+from drfidelity.metrics.inputs import check_map_points, check_space
 from drfidelity.metrics.ranks import row_ranks
-from drfidelity.core.validation import check_input_space, check_memory, check_points
 
 _BLOCK_ELEMENTS = 2_000_000  # rows per block = this // N: about 16 MB of distances per space
 
@@ -42,8 +44,8 @@ class LocalGlobalQuality(NamedTuple):
 
 
 def _validate_pair(X, Y, metric: str) -> tuple[np.ndarray, np.ndarray]:
-    X = check_input_space("X", X, metric)
-    return X, check_points("Y", Y, n=X.shape[0])
+    X = check_space("X", X, metric)
+    return X, check_map_points(Y, X.shape[0])
 
 
 def _rank_blocks(X: np.ndarray, Y: np.ndarray, metric: str
@@ -51,9 +53,11 @@ def _rank_blocks(X: np.ndarray, Y: np.ndarray, metric: str
     """Yield (rows, rho, r): data and map ranks for consecutive row blocks."""
     n = Y.shape[0]
     step = max(1, _BLOCK_ELEMENTS // n)
+    options = {} if metric == "precomputed" else metric_options(X, metric)
     for start in range(0, n, step):
         rows = np.arange(start, min(start + step, n))
-        d_data = X[rows] if metric == "precomputed" else cdist(X[rows], X, metric=metric)
+        d_data = X[rows] if metric == "precomputed" else check_finite(
+            feature_rows(X, rows, metric, options), "X", metric, n, rows)
         d_map = cdist(Y[rows], Y, metric="euclidean")
         yield rows, row_ranks(d_data, rows), row_ranks(d_map, rows)
 
@@ -84,6 +88,15 @@ def coranking_matrix(X: np.ndarray, Y: np.ndarray, *, metric: str = "euclidean")
     -----
     Each block's rank pairs are flattened to one cell index and counted with ``np.bincount``:
     O(N^2 log N) time, no Python loop over pairs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> Q = coranking_matrix(X, X[:, :2])
+    >>> Q.shape, int(Q.sum())
+    ((99, 99), 9900)
     """
     X, Y = _validate_pair(X, Y, metric)
     m = Y.shape[0] - 1
@@ -130,6 +143,14 @@ def q_nx(Q: np.ndarray) -> np.ndarray:
     numpy.ndarray of float64, shape (N-1,)
         Q_NX(K) at index K-1, K = 1..N-1: (1/(K N)) times the sum of the K x K block. Equals the
         mean recall@K when distances have no ties; Q_NX(N-1) = 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix, q_nx
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> q_nx(coranking_matrix(X, X[:, :2]))[:3].round(4).tolist()
+    [0.06, 0.08, 0.1167]
     """
     Q = _validate_coranking(Q)
     n = Q.shape[0] + 1
@@ -158,6 +179,14 @@ def b_nx(Q: np.ndarray) -> np.ndarray:
     above it an *extrusion*. B_NX(K) > 0: inside the K-neighbourhoods the map errs on the
     intrusive side (pulls ranks in); B_NX(K) < 0: on the extrusive side (pushes ranks out).
     Swapping data and map transposes Q and flips the sign.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix, b_nx
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> b_nx(coranking_matrix(X, X[:, :2]))[:3].round(4).tolist()
+    [0.0, 0.01, -0.0033]
     """
     Q = _validate_coranking(Q)
     n = Q.shape[0] + 1
@@ -179,6 +208,14 @@ def r_nx(Q: np.ndarray) -> np.ndarray:
         R_NX(K) at index K-1, K = 1..N-2 (K = N-1 is 0/0). A random map keeps K/(N-1) of each
         neighbourhood in expectation, so R_NX ~ 0 there and 1 for a perfect map
         (Lee, Peluffo-Ordonez & Verleysen 2015).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix, r_nx
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> r_nx(coranking_matrix(X, X[:, :2]))[:3].round(4).tolist()
+    [0.0504, 0.061, 0.0891]
     """
     q = q_nx(Q)[:-1]
     n = q.shape[0] + 2
@@ -199,6 +236,14 @@ def auc_log_rnx(Q: np.ndarray) -> float:
     float
         sum_K R_NX(K)/K / sum_K 1/K over K = 1..N-2: the 1/K weights make small neighbourhoods
         count most.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix, auc_log_rnx
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> round(auc_log_rnx(coranking_matrix(X, X[:, :2])), 4)
+    0.1493
     """
     r = r_nx(Q)
     weights = 1.0 / np.arange(1, r.shape[0] + 1)
@@ -217,6 +262,14 @@ def lcmc(Q: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray of float64, shape (N-1,)
         LCMC(K) = Q_NX(K) - K/(N-1) at index K-1, K = 1..N-1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix, lcmc
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> lcmc(coranking_matrix(X, X[:, :2]))[:3].round(4).tolist()
+    [0.0499, 0.0598, 0.0864]
     """
     q = q_nx(Q)
     n = q.shape[0] + 1
@@ -237,6 +290,15 @@ def local_global_quality(Q: np.ndarray) -> LocalGlobalQuality:
         ``(k_max, q_local, q_global)``: K_max = argmax_K LCMC(K) over K = 1..N-2 (first if
         tied); Q_local = mean Q_NX(K) over K = 1..K_max and Q_global = mean over
         K = K_max..N-1 (K_max belongs to both, as in the paper).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix, local_global_quality
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> split = local_global_quality(coranking_matrix(X, X[:, :2]))
+    >>> split.k_max, round(split.q_local, 4), round(split.q_global, 4)
+    (20, 0.242, 0.7007)
     """
     q = q_nx(Q)
     k_max = int(np.argmax(lcmc(Q)[:-1])) + 1
@@ -288,6 +350,15 @@ def rank_error_quality_from_coranking(Q: np.ndarray, kappa_s, kappa_t):
     (k, l) only through a = min(k, l) (region: a <= kappa_s) and d = |k - l|, so Q is folded
     into an (a, d) table (one pass over the diagonals of Q) whose 2-D prefix sums answer every
     (kappa_s, kappa_t) in O(1), in exact integer arithmetic.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import coranking_matrix, rank_error_quality_from_coranking
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> Q = coranking_matrix(X, X[:, :2])
+    >>> round(rank_error_quality_from_coranking(Q, 10, 5), 4)
+    0.1498
     """
     Q = _validate_coranking(Q)
     m = Q.shape[0]
@@ -320,6 +391,14 @@ def rank_error_quality(X: np.ndarray, Y: np.ndarray, kappa_s, kappa_t, *,
     -------
     float or numpy.ndarray
         See :func:`rank_error_quality_from_coranking`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import rank_error_quality
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> round(rank_error_quality(X, X[:, :2], kappa_s=10, kappa_t=5), 4)
+    0.1498
     """
     return rank_error_quality_from_coranking(coranking_matrix(X, Y, metric=metric), kappa_s,
                                              kappa_t)
@@ -351,6 +430,14 @@ def pointwise_quality(X: np.ndarray, Y: np.ndarray, kappa_s: int, kappa_t: int, 
     equal to the data gives 1 everywhere). Counting the pair from both ends marks every point
     involved in a swap, not only the one whose neighbourhood changed — colour a map by it to see
     tears and folds. The denominator is >= 2 kappa_s (i's own kappa_s nearest), never 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import pointwise_quality
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> pointwise_quality(X, X[:, :2], kappa_s=10, kappa_t=5)[:3].round(4).tolist()
+    [0.0909, 0.1429, 0.175]
     """
     X, Y = _validate_pair(X, Y, metric)
     n = Y.shape[0]

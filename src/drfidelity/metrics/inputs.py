@@ -7,12 +7,14 @@ not after the engine has been imported, its kernels compiled and the high-D side
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from drfidelity.core.validation import (check_embedding, check_indices, check_input_space, check_labels,
-                                   check_memory)
+from drfidelity.core.validation import (check_indices, check_input_space,
+                                        check_labels, check_memory)
 
 # Peak memory per pair of points, rounded up. Held per reference space: the float64 distances
 # (8), the int32 inverse sort order (4), the per-point pool table (2). Scoring a map adds its
@@ -22,6 +24,9 @@ from drfidelity.core.validation import (check_embedding, check_indices, check_in
 # N = 20 000 in benchmarks/README.md.
 BYTES_PER_PAIR_SPACE = 15
 BYTES_PER_PAIR_SCORE = 13
+# Coordinates whose largest magnitude lies outside [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT] are
+# rescaled by a power of two before anything is squared (see :func:`unit_scaled`).
+SAFE_EXPONENT = 256
 
 
 @dataclass(frozen=True)
@@ -43,8 +48,13 @@ class ReferenceInputs:
 
     def check_memory(self) -> None:
         """MemoryError unless building the reference and scoring one map fit in memory."""
-        spaces = 1 if self.truth is None or self.shared_truth else 2
-        check_memory(self.n, spaces * BYTES_PER_PAIR_SPACE + BYTES_PER_PAIR_SCORE, "scoring")
+        check_score_memory(self.n, 1 if self.truth is None or self.shared_truth else 2)
+
+
+def check_score_memory(n: int, spaces: int, what: str = "scoring") -> None:
+    """MemoryError unless a reference of ``spaces`` spaces (X, and truth when it differs) of
+    N points and the scoring of one map fit in the memory available."""
+    check_memory(n, spaces * BYTES_PER_PAIR_SPACE + BYTES_PER_PAIR_SCORE, what)
 
 
 def reference_inputs(X, **options) -> ReferenceInputs:
@@ -67,19 +77,19 @@ def reference_inputs(X, **options) -> ReferenceInputs:
 def score_inputs(X, Y, **options) -> tuple[ReferenceInputs, np.ndarray]:
     """:func:`reference_inputs`, with the map Y checked against them before the memory."""
     inputs = _checked(X, **options)
-    Y = check_embedding(Y, inputs.n)
+    Y = check_map_points(Y, inputs.n)
     inputs.check_memory()
     return inputs, Y
 
 
 def _checked(X, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None,
              population=None, metric: str = "euclidean") -> ReferenceInputs:
-    X = check_input_space("X", X, metric)
+    X = check_space("X", X, metric)
     n = X.shape[0]
     if truth is not None:
-        truth = check_input_space("truth", truth, metric, n=n)
+        truth = check_space("truth", truth, metric, n=n)
     if labels is not None:
-        labels = check_labels("labels", labels, n)
+        labels = label_codes("labels", labels, n)
     idx = dirs = None
     if outlier_idx is not None and np.asarray(outlier_idx).size:
         idx = check_indices("outlier_idx", outlier_idx, n)
@@ -95,3 +105,99 @@ def _checked(X, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None,
             raise ValueError("population must hold 0 (majority) or 1 (minority) per point")
     shared_truth = truth is not None and np.array_equal(truth, X)
     return ReferenceInputs(X, metric, truth, shared_truth, labels, idx, dirs, population)
+
+
+def unit_scaled(values):
+    """``values`` times a power of two that brings its largest magnitude into [0.5, 1), when that
+    magnitude lies outside [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT]; else ``values`` itself.
+
+    Squared distances of coordinates near 1e200 overflow and those near 1e-200 underflow, and
+    either silently changes the ranks. Multiplying by a power of two is exact (only the exponent
+    changes), and every measure here is a rank or a scale-free ratio, so the rescaled input
+    gives the values the unscaled one would if float64 had no range limit; ordinary input is
+    returned untouched, bit for bit.
+    """
+    array = np.asarray(values)
+    if array.dtype.kind != "f" or not array.size or not np.isfinite(array).all():
+        return values  # integers never need it; the checks refuse the rest by name
+    largest = float(np.abs(array).max())
+    if largest == 0 or 2.0 ** -SAFE_EXPONENT <= largest <= 2.0 ** SAFE_EXPONENT:
+        return values
+    return np.ldexp(array.astype(np.float64), -np.frexp(largest)[1])
+
+
+def _looks_like_distances(X: np.ndarray) -> bool:
+    return (X.shape[0] == X.shape[1] and not np.diag(X).any() and (X >= 0).all()
+            and np.array_equal(X, X.T))
+
+
+def _undefined_rows(X: np.ndarray, metric: str) -> np.ndarray:
+    """Rows whose distances under ``metric`` are NaN (0/0): all-zero rows for cosine, constant
+    rows for correlation, zero-sum rows for jensenshannon."""
+    if metric == "cosine":
+        return np.flatnonzero(~X.any(axis=1))
+    if metric == "correlation":
+        return np.flatnonzero((X == X[:, :1]).all(axis=1))
+    if metric == "jensenshannon":
+        return np.flatnonzero(X.sum(axis=1) == 0)
+    return np.empty(0, dtype=np.int64)
+
+
+def check_space(name: str, X, metric: str, n: int | None = None) -> np.ndarray:
+    """:func:`~drfidelity.core.validation.check_input_space` on the :func:`unit_scaled` input,
+    refusing rows whose distances would be NaN, and warning when features look like a distance
+    matrix (square, symmetric, zero diagonal) while ``metric`` is not ``"precomputed"``."""
+    X = check_input_space(name, unit_scaled(X), metric, n)
+    if metric == "precomputed":
+        return X
+    undefined = _undefined_rows(X, metric)
+    if undefined.size:
+        rows = ", ".join(map(str, undefined[:5])) + (", ..." if undefined.size > 5 else "")
+        raise ValueError(f"{name}: the {metric} distance is undefined (NaN) for row"
+                         f"{'s' if undefined.size > 1 else ''} {rows} ({undefined.size} of "
+                         f"{X.shape[0]}); drop {'them' if undefined.size > 1 else 'it'} or "
+                         "choose another metric")
+    if _looks_like_distances(X):
+        warnings.warn(f"{name} is square, symmetric, non-negative and zero on the diagonal: it "
+                      "looks like a distance matrix, but it is scored as features; pass "
+                      "metric='precomputed' (drfidelity score --metric precomputed) if it is "
+                      "one", UserWarning, stacklevel=3)
+    return X
+
+
+def check_map_points(Y, n: int) -> np.ndarray:
+    """The map scored against N data points: a finite real (n, d) array, any d >= 1, as
+    C-contiguous float64 (:func:`unit_scaled`)."""
+    Y = np.asarray(Y)
+    if Y.ndim != 2 or Y.shape[0] != n or Y.shape[1] < 1:
+        raise ValueError(f"Y has shape {Y.shape}, expected ({n}, d) with d >= 1: one row per "
+                         "point of X")
+    if Y.dtype.kind not in "iuf":
+        raise ValueError(f"Y must hold real numbers, got dtype {Y.dtype}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y contains non-finite coordinates")
+    return np.ascontiguousarray(unit_scaled(Y), dtype=np.float64)
+
+
+def label_codes(name: str, values, n: int) -> np.ndarray:
+    """Cluster labels as int64: numbers as integers, as given (negative = unlabelled); labels of
+    any other hashable type (strings, tuples, ...) as their index among the sorted distinct
+    labels (in order of first appearance when they cannot be sorted), every point labelled."""
+    array = np.asarray(values)
+    if array.dtype.kind in "iubf" and array.ndim <= 1:
+        return check_labels(name, array, n)
+    items = list(values) if np.ndim(values) >= 1 else []
+    if len(items) != n:
+        raise ValueError(f"{name} must have one label per point ({n}), got shape {array.shape}")
+    if all(isinstance(item, numbers.Integral) for item in items):
+        return check_labels(name, np.array(items, dtype=np.int64), n)
+    try:
+        distinct = sorted(set(items))
+    except TypeError:  # labels of mixed types: first appearance
+        try:
+            distinct = list(dict.fromkeys(items))
+        except TypeError:
+            raise ValueError(f"{name} must hold hashable labels (numbers, strings, tuples)") \
+                from None
+    code = {label: q for q, label in enumerate(distinct)}
+    return np.array([code[label] for label in items], dtype=np.int64)

@@ -17,15 +17,16 @@ C(X, Y) = T(Y, X). Both are only meaningful for k < N/2 (Venna & Kaski 2001).
 
 from __future__ import annotations
 
+import os
 import warnings
-from typing import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
-from drfidelity.core.validation import check_embedding, check_input_space
-
-from .distances import row_blocks
+from .distances import check_finite, feature_rows, metric_options, row_blocks
+from .inputs import check_map_points, check_space
 from .rank_kernels import count_ranks, nearest
 
 K_VALUES = (5, 15, 30)
@@ -45,18 +46,44 @@ def _list_positions(knn: np.ndarray, targets: np.ndarray) -> np.ndarray:
     return np.where(match.any(axis=2), match.argmax(axis=2) + 1, 0)
 
 
+def _nearest_block(rows: RowFunction, block: np.ndarray, k: int) -> np.ndarray:
+    """The k nearest of the points ``block`` (see :attr:`Neighbourhoods.knn`)."""
+    return nearest(_keyed(rows(block), block), k)
+
+
+def _rank_block(rows: RowFunction, block: np.ndarray, targets: np.ndarray,
+                knn: np.ndarray | None, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(kNN lists, counted ranks) of the points ``block``: the lists selected on the same rows
+    when ``knn`` is None; ranks counted for the targets outside the lists, else 0."""
+    keyed = _keyed(rows(block), block)
+    if knn is None:
+        knn = nearest(keyed, k)
+    lost = _list_positions(knn, targets) == 0
+    return knn, count_ranks(keyed, np.where(lost, targets, -1))
+
+
+def serial_map(task: Callable, rows: RowFunction, *arguments) -> list:
+    """``[task(rows, *a) for a in zip(*arguments)]``: one row block after the other."""
+    return [task(rows, *args) for args in zip(*arguments)]
+
+
 class Neighbourhoods:
     """The K nearest neighbours of every point in one space, plus exact ranks on demand.
 
     ``rows(idx)`` returns fresh distance rows of points ``idx`` (shape (len(idx), N), diagonal
     0); it is called block by block, so nothing of size N x N is kept. The kNN lists are
-    selected on first use, in the same pass over the rows as a first :meth:`ranks_of`.
+    selected on first use, in the same pass over the rows as a first :meth:`ranks_of`. Every
+    row block is computed on its own, by ``block_map(task, rows, *per_block_arguments)``
+    (:func:`serial_map`, or a thread pool or a Dask cluster: see :func:`block_mapper`), so the
+    result does not depend on where the blocks run.
     """
 
-    def __init__(self, rows: RowFunction, n: int, k: int, *, constant: bool | None = None):
+    def __init__(self, rows: RowFunction, n: int, k: int, *, constant: bool | None = None,
+                 block_map: Callable = serial_map):
         self.rows, self.n, self.k = rows, n, k
         self._knn = None
         self._constant = constant
+        self._map = block_map
 
     @property
     def constant(self) -> bool:
@@ -71,8 +98,9 @@ class Neighbourhoods:
     def knn(self) -> np.ndarray:
         """(N, k) int64: every point's k nearest others, nearest first, ties by index."""
         if self._knn is None:
-            self._knn = np.concatenate([nearest(_keyed(self.rows(block), block), self.k)
-                                        for block in row_blocks(self.n, self.n)])
+            blocks = list(row_blocks(self.n, self.n))
+            self._knn = np.concatenate(self._map(_nearest_block, self.rows, blocks,
+                                                 [self.k] * len(blocks)))
         return self._knn
 
     def ranks_of(self, targets: np.ndarray) -> np.ndarray:
@@ -85,18 +113,19 @@ class Neighbourhoods:
         """
         knn = self._knn
         if knn is None:
-            knn = np.empty((self.n, self.k), dtype=np.int64)
             rows = np.arange(self.n)
         else:
             rows = np.flatnonzero((_list_positions(knn, targets) == 0).any(axis=1))
+        subs = [rows[block] for block in row_blocks(rows.shape[0], self.n)]
+        lists = [None if knn is None else knn[sub] for sub in subs]
+        done = self._map(_rank_block, self.rows, subs, [targets[sub] for sub in subs], lists,
+                         [self.k] * len(subs))
+        if knn is None:
+            knn = np.empty((self.n, self.k), dtype=np.int64)
         counted = np.zeros(targets.shape, dtype=np.int64)
-        for block in row_blocks(rows.shape[0], self.n):
-            sub = rows[block]
-            keyed = _keyed(self.rows(sub), sub)
-            if self._knn is None:
-                knn[sub] = nearest(keyed, self.k)
-            lost = _list_positions(knn[sub], targets[sub]) == 0
-            counted[sub] = count_ranks(keyed, np.where(lost, targets[sub], -1))
+        for sub, (knn_sub, counted_sub) in zip(subs, done):
+            knn[sub] = knn_sub
+            counted[sub] = counted_sub
         self._knn = knn
         listed = _list_positions(knn, targets)
         return np.where(listed > 0, listed, counted)
@@ -158,10 +187,66 @@ def neighbour_scores(high: Neighbourhoods, low: Neighbourhoods, ks=K_VALUES) -> 
             for family in ("recall", "trust", "cont") for q, k in enumerate(ks)}
 
 
-def _feature_rows(X: np.ndarray, metric: str) -> RowFunction:
-    if metric == "precomputed":
-        return lambda rows: X[rows]
-    return lambda rows: cdist(X[rows], X, metric=metric)
+class FeatureRows:
+    """Distance rows of the points X (``cdist``, finite-checked), or rows of a precomputed
+    matrix: a plain object, so that a Dask cluster can receive it."""
+
+    def __init__(self, X: np.ndarray, metric: str, name: str):
+        self.X, self.metric, self.name = X, metric, name
+        self.options = {} if metric == "precomputed" else metric_options(X, metric)
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        if self.metric == "precomputed":
+            return self.X[rows]
+        return check_finite(feature_rows(self.X, rows, self.metric, self.options), self.name,
+                            self.metric, self.X.shape[0], rows)
+
+
+def _workers(n_jobs) -> int:
+    """scikit-learn's ``n_jobs``: None = 1, -1 = every core, -2 = all but one, ..."""
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+@contextmanager
+def block_mapper(n_jobs=None, scheduler=None) -> Iterator[Callable]:
+    """The ``block_map`` of :class:`Neighbourhoods`: row blocks one after the other
+    (``n_jobs`` None or 1), on a pool of ``n_jobs`` threads (the kernels release the GIL), or
+    on the Dask cluster ``scheduler`` (a ``distributed.Client`` or a scheduler address such as
+    ``os.environ["DRFIDELITY_SCHEDULER"]``), where the row function is sent to every worker
+    once per pass. Each block's result depends on its rows alone, so all three give the same
+    bytes."""
+    if scheduler is not None:
+        from distributed import Client
+
+        own = not isinstance(scheduler, Client)
+        try:
+            client = Client(scheduler, timeout=10, set_as_default=False) if own else scheduler
+        except (OSError, TimeoutError) as error:
+            raise OSError(f"no Dask scheduler answered at {scheduler}: {error}") from None
+
+        def on_cluster(task, rows, *arguments):
+            shared = client.scatter(rows, broadcast=True)
+            futures = client.map(task, [shared] * len(arguments[0]), *arguments, pure=False)
+            return client.gather(futures)
+
+        try:
+            yield on_cluster
+        finally:
+            if own:
+                client.close()
+        return
+    workers = _workers(n_jobs)
+    if workers == 1:
+        yield serial_map
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        yield lambda task, rows, *arguments: list(
+            pool.map(lambda args: task(rows, *args), zip(*arguments)))
 
 
 def _ks(k, n: int, limit: str) -> tuple[tuple[int, ...], bool]:
@@ -182,30 +267,41 @@ def _ks(k, n: int, limit: str) -> tuple[tuple[int, ...], bool]:
     return tuple(int(v) for v in values), scalar
 
 
-def _compute(X, Y, k, metric: str, families: tuple[str, ...]):
+def _k_or_n_neighbors(k, n_neighbors, default):
+    """``k``, or scikit-learn's name for it, ``n_neighbors`` (not both); ``default`` when
+    neither is given."""
+    if k is not None and n_neighbors is not None:
+        raise ValueError("give k or n_neighbors (the same argument), not both")
+    chosen = n_neighbors if n_neighbors is not None else k
+    return default if chosen is None else chosen
+
+
+def _compute(X, Y, k, metric: str, families: tuple[str, ...], n_jobs=None, scheduler=None):
     """The families' values at every k on validated spaces (NaN, with a warning, for a
     constant space)."""
-    X = check_input_space("X", X, metric)
+    X = check_space("X", X, metric)
     n = X.shape[0]
-    Y = check_embedding(Y, n)
+    Y = check_map_points(Y, n)
     limit = "full" if families == ("recall",) else "half"
     ks, scalar = _ks(k, n, limit)
     kmax = max(ks)
-    high = Neighbourhoods(_feature_rows(X, metric), n, kmax,
-                          constant=not np.any(X > 0) if metric == "precomputed" else None)
-    low = Neighbourhoods(_feature_rows(Y, "euclidean"), n, kmax)
-    for name, space in (("X", high), ("Y", low)):
-        if space.constant:
-            warnings.warn(f"every point of {name} is at the same place (all distances 0): "
-                          "neighbour ranks are arbitrary, so trustworthiness, continuity and "
-                          "recall are undefined (NaN)", RuntimeWarning, stacklevel=3)
-    arrays = neighbour_arrays(high, low, ks, families, tc_below=n / 2)
+    with block_mapper(n_jobs, scheduler) as block_map:
+        high = Neighbourhoods(FeatureRows(X, metric, "X"), n, kmax, block_map=block_map,
+                              constant=not np.any(X > 0) if metric == "precomputed" else None)
+        low = Neighbourhoods(FeatureRows(Y, "euclidean", "Y"), n, kmax, block_map=block_map)
+        for name, space in (("X", high), ("Y", low)):
+            if space.constant:
+                warnings.warn(f"every point of {name} is at the same place (all distances 0): "
+                              "neighbour ranks are arbitrary, so trustworthiness, continuity "
+                              "and recall are undefined (NaN)", RuntimeWarning, stacklevel=3)
+        arrays = neighbour_arrays(high, low, ks, families, tc_below=n / 2)
     if scalar:
         return {family: float(values[0]) for family, values in arrays.items()}
     return arrays
 
 
-def neighbourhood_scores(X, Y, k=K_VALUES, *, metric: str = "euclidean") -> dict:
+def neighbourhood_scores(X, Y, k=None, *, n_neighbors=None, metric: str = "euclidean",
+                         n_jobs=None, scheduler=None) -> dict[str, float]:
     """Trustworthiness, continuity and recall at several k from one pass over the distances.
 
     Parameters
@@ -213,19 +309,27 @@ def neighbourhood_scores(X, Y, k=K_VALUES, *, metric: str = "euclidean") -> dict
     X : array_like, shape (N, D) or (N, N)
         The data; with ``metric="precomputed"`` a square distance matrix (symmetric up to
         rounding, zero diagonal).
-    Y : array_like, shape (N, 2)
-        The map (Euclidean).
+    Y : array_like, shape (N, d)
+        The map (Euclidean), any dimension d >= 1.
     k : int or sequence of int, default (5, 15, 30)
         Neighbourhood sizes, each 1 <= k < N/2.
+    n_neighbors : int or sequence of int, optional
+        scikit-learn's name for ``k`` (give one of them).
     metric : str, default "euclidean"
         Any ``scipy.spatial.distance.cdist`` metric for X, or ``"precomputed"``.
+    n_jobs : int, optional
+        Threads computing row blocks at the same time (scikit-learn's convention: None = 1,
+        -1 = every core). The values do not depend on it.
+    scheduler : str or distributed.Client, optional
+        Compute the row blocks on this Dask cluster instead (an address such as
+        ``os.environ["DRFIDELITY_SCHEDULER"]``, or a client); same values, to the bit.
 
     Returns
     -------
-    dict
-        ``{"trustworthiness": T, "continuity": C, "recall": R}``: float64 arrays aligned with
-        ``k`` (floats when ``k`` is one int). NaN, with a RuntimeWarning, when every point of X
-        or of Y is at the same place.
+    dict of str to float
+        ``recall_k{k}``, ``trust_k{k}``, ``cont_k{k}`` for every k: the names and order of the
+        columns of :func:`~drfidelity.metrics.score`. NaN, with a RuntimeWarning, when every
+        point of X or of Y is at the same place.
 
     Notes
     -----
@@ -235,27 +339,44 @@ def neighbourhood_scores(X, Y, k=K_VALUES, *, metric: str = "euclidean") -> dict
     with V and r, and ``recall(k) = mean_i |kNN_X(i) & kNN_Y(i)| / k``. Each space's distance
     rows are computed block by block (nothing N x N is held) and visited at most twice for all
     k together. T equals ``sklearn.manifold.trustworthiness(X, Y, n_neighbors=k)`` on tie-free
-    data and C(X, Y) = T(Y, X).
+    data and C(X, Y) = T(Y, X); on tied distances scikit-learn's unstable sort may rank tied
+    points in another order (differences of order 1e-5 on scikit-learn's digits).
 
     References
     ----------
     Venna, J. and Kaski, S. (2001). Neighborhood preservation in nonlinear projection methods:
     an experimental study. ICANN 2001, LNCS 2130, 485-491.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import neighbourhood_scores
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> scores = neighbourhood_scores(X, X[:, :3], n_neighbors=(5, 10))
+    >>> list(scores)
+    ['recall_k5', 'recall_k10', 'trust_k5', 'trust_k10', 'cont_k5', 'cont_k10']
+    >>> round(scores["trust_k5"], 4)
+    0.7434
     """
-    values = _compute(X, Y, k, metric, ("trust", "cont", "recall"))
-    return {"trustworthiness": values["trust"], "continuity": values["cont"],
-            "recall": values["recall"]}
+    ks = _k_or_n_neighbors(k, n_neighbors, K_VALUES)
+    ks = (ks,) if np.ndim(ks) == 0 else ks
+    values = _compute(X, Y, ks, metric, ("recall", "trust", "cont"), n_jobs, scheduler)
+    return {f"{family}_k{value}": float(values[family][q])
+            for family in ("recall", "trust", "cont") for q, value in enumerate(np.ravel(ks))}
 
 
-def trustworthiness(X, Y, k, *, metric: str = "euclidean"):
+def trustworthiness(X, Y, k=None, *, n_neighbors=None, metric: str = "euclidean",
+                    n_jobs=None, scheduler=None):
     """T(k): penalises points that are near in the map Y but far in the data X (intruders).
 
     Parameters
     ----------
-    X, Y, metric
+    X, Y, metric, n_jobs, scheduler
         As in :func:`neighbourhood_scores`.
-    k : int or sequence of int
+    k : int or sequence of int, default 5
         Neighbourhood size(s), each 1 <= k < N/2.
+    n_neighbors : int or sequence of int, optional
+        scikit-learn's name for ``k`` (give one of them).
 
     Returns
     -------
@@ -263,43 +384,74 @@ def trustworthiness(X, Y, k, *, metric: str = "euclidean"):
         T(k) in [0, 1] (1 = no intruders); an array aligned with ``k`` for a sequence; NaN
         with a RuntimeWarning when X or Y is constant. Formula and reference: see
         :func:`neighbourhood_scores`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import trustworthiness
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> trustworthiness(X, X, n_neighbors=5)
+    1.0
+    >>> round(trustworthiness(X, X[:, :2], n_neighbors=5), 4)
+    0.6702
     """
-    return _compute(X, Y, k, metric, ("trust",))["trust"]
+    k = _k_or_n_neighbors(k, n_neighbors, 5)
+    return _compute(X, Y, k, metric, ("trust",), n_jobs, scheduler)["trust"]
 
 
-def continuity(X, Y, k, *, metric: str = "euclidean"):
+def continuity(X, Y, k=None, *, n_neighbors=None, metric: str = "euclidean",
+               n_jobs=None, scheduler=None):
     """C(k): penalises points that are near in the data X but far in the map Y (lost neighbours).
 
     Parameters
     ----------
-    X, Y, metric
+    X, Y, metric, n_jobs, scheduler
         As in :func:`neighbourhood_scores`.
-    k : int or sequence of int
-        Neighbourhood size(s), each 1 <= k < N/2.
+    k, n_neighbors : int or sequence of int, default 5
+        Neighbourhood size(s), each 1 <= k < N/2 (one of the two names).
 
     Returns
     -------
     float or numpy.ndarray
         C(k) in [0, 1] (1 = no neighbour lost); an array aligned with ``k`` for a sequence;
         NaN with a RuntimeWarning when X or Y is constant. See :func:`neighbourhood_scores`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import continuity
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> continuity(X, X[:, :2], k=[5, 10]).round(4).tolist()
+    [0.7744, 0.767]
     """
-    return _compute(X, Y, k, metric, ("cont",))["cont"]
+    k = _k_or_n_neighbors(k, n_neighbors, 5)
+    return _compute(X, Y, k, metric, ("cont",), n_jobs, scheduler)["cont"]
 
 
-def recall_at_k(X, Y, k, *, metric: str = "euclidean"):
+def recall_at_k(X, Y, k=None, *, n_neighbors=None, metric: str = "euclidean",
+                n_jobs=None, scheduler=None):
     """Share of every point's k nearest data neighbours that are also its k nearest in the map.
 
     Parameters
     ----------
-    X, Y, metric
+    X, Y, metric, n_jobs, scheduler
         As in :func:`neighbourhood_scores`.
-    k : int or sequence of int
-        Neighbourhood size(s), each 1 <= k < N.
+    k, n_neighbors : int or sequence of int, default 5
+        Neighbourhood size(s), each 1 <= k < N (one of the two names).
 
     Returns
     -------
     float or numpy.ndarray
         mean_i |kNN_X(i) & kNN_Y(i)| / k (ties by index); an array aligned with ``k`` for a
         sequence; NaN with a RuntimeWarning when X or Y is constant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from drfidelity.metrics import recall_at_k
+    >>> X = np.random.default_rng(0).normal(size=(100, 10))
+    >>> recall_at_k(X, X[:, :2], 5)
+    0.176
     """
-    return _compute(X, Y, k, metric, ("recall",))["recall"]
+    k = _k_or_n_neighbors(k, n_neighbors, 5)
+    return _compute(X, Y, k, metric, ("recall",), n_jobs, scheduler)["recall"]

@@ -19,7 +19,7 @@ from drfidelity.methods.base import EmbedContext
 from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.jobs.job import Job
 from drfidelity.jobs.runner import Input, run_all
-from drfidelity.core.layout import data_dir, embeddings_dir, load_meta
+from drfidelity.core.layout import data_dir, embeddings_dir, load_data
 from drfidelity.core.params import Params
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
@@ -39,7 +39,7 @@ def used_settings(params: Params, name: str, n: int) -> dict:
 
 
 def run(params: Params, dataset: str, root: Path, jobs: int | None = None) -> None:
-    meta = load_meta(params, dataset, root)
+    meta, _ = load_data(params, dataset, root)  # the jobs read X.npy: checked here first
     fingerprint, n = meta["fingerprint"], meta["shape"][0]
     for name in params.methods:
         asked = METHODS[name].settings(params.method_params.get(name, {}))

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from drfidelity.datasets.registry import DATASETS
-from drfidelity.core.files import dumps_json, read_array_dir, write_text
-from drfidelity.core.layout import (data_dir, facts_path, figures_dir, load_embeddings,
+from drfidelity.core.files import dumps_json, write_text
+from drfidelity.core.layout import (facts_path, figures_dir, load_data, load_embeddings,
                                     results_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report.figures import DatasetView, dataset_heading, draw_all, figure_names
@@ -35,7 +35,7 @@ def run(params: Params, dataset: str, root: Path) -> None:
     results = results_dir(root)
     aggregated = pd.read_csv(results / "metrics_aggregated.csv", float_precision="round_trip")
     per_run = pd.read_csv(results / "metrics_per_run.csv", float_precision="round_trip")
-    arrays = read_array_dir(data_dir(root, dataset))
+    _, arrays = load_data(params, dataset, root)
     maps, seeds = representative_maps(params, root, dataset)
     title = DATASETS[dataset].title
     view = DatasetView(dataset, title, arrays, maps, seeds,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from drfidelity.datasets.inputs import generate
@@ -9,11 +10,15 @@ from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import data_dir, data_identity
 from drfidelity.core.params import Params
 from drfidelity.core.storage import fingerprint
+from drfidelity.metrics.inputs import check_score_memory
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 
 
 def run(params: Params, dataset: str, root: Path) -> None:
+    # the score stage needs O(N^2) memory: refuse a data.n it could not score before generating
+    check_score_memory(params.n, 1 if math.isinf(params.snr) else 2,
+                       f"data.n: scoring the maps of {dataset}")
     knobs = params.dataset_params.get(dataset, {})
     arrays = generate(dataset, n=params.n, d=params.d, data_seed=params.data_seed,
                       snr=params.snr, params=knobs)

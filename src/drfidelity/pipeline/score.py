@@ -30,8 +30,8 @@ from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
 from drfidelity.metrics.stability import mean_pairwise_disparity, position_dispersion
 from drfidelity.metrics.timeseries import random_walk_readouts
 from drfidelity.core.registry import METHODS
-from drfidelity.core.files import read_array_dir, write_csv
-from drfidelity.core.layout import (bridges_path, data_dir, load_embeddings, per_run_path,
+from drfidelity.core.files import write_csv
+from drfidelity.core.layout import (bridges_path, load_data, load_embeddings, per_run_path,
                                     skipped_path, stability_path)
 from drfidelity.core.params import Params
 
@@ -76,7 +76,7 @@ def stability_row(maps: list, runs: list[dict]) -> dict[str, float]:
 
 
 def run(params: Params, dataset: str, root: Path) -> None:
-    arrays = read_array_dir(data_dir(root, dataset))
+    _, arrays = load_data(params, dataset, root)
     status, embeddings = load_embeddings(params, root, dataset)
     start = time.perf_counter()
     reference = Reference(arrays["X"], per_point=True,

@@ -129,7 +129,7 @@ body{max-width:none;margin:0;padding:0;font-size:10pt}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 h1,h2,h3{break-after:avoid;page-break-after:avoid}
 figure,blockquote,pre,li{break-inside:avoid;page-break-inside:avoid}
-figure img{max-height:17cm;max-width:100%;width:auto}
+figure img{max-height:10.5cm;max-width:100%;width:auto}
 figcaption{break-before:avoid;page-break-before:avoid}
 tr,th,td{break-inside:avoid;page-break-inside:avoid}
 thead{display:table-header-group}

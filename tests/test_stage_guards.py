@@ -1,0 +1,163 @@
+"""The stages refuse what would otherwise fail late or silently: supplement values out of range
+or missing, a data.n too large to score, hand-edited data, a vanished caller; a missing extra
+and a leaked API key are one safe line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.parse
+
+import numpy as np
+import pytest
+
+from drfidelity.core.params import ParamsError, parse_params
+from test_params import DELETE, with_change
+
+
+@pytest.mark.parametrize("path, value, message", [
+    ("supplements.random_walk.n_steps", 0, r"supplements.random_walk.n_steps must be >= 1"),
+    ("supplements.random_walk.step", -0.1, r"supplements.random_walk.step must be > 0"),
+    ("supplements.random_walk.lag", 0, r"supplements.random_walk.lag must be >= 1"),
+    ("supplements.noise_dims.dims", [0, 2], r"supplements.noise_dims.dims\[0\] must be >= 1"),
+    ("supplements.noise_dims.dims", [2, 6], r"supplements.noise_dims.dims\[0\] must be >= "
+                                            r"n_principal = 3, got 2"),
+    ("supplements.noise_dims.cluster_std", -0.5, "supplements.noise_dims.cluster_std must be >= 0"),
+    ("supplements.sweep_outlier_factor.values", [2.0, -1.0],
+     r"supplements.sweep_outlier_factor.values\[1\] must be > 0"),
+    ("supplements.sweep_minority_frac.values", [0.25, 0.7],
+     r"supplements.sweep_minority_frac.values\[1\] must be <= 0.5"),
+    ("supplements.addplot.deviation", 0, r"supplements.addplot.deviation must be > 0"),
+    ("supplements.addplot.extra_dims", 0, r"supplements.addplot.extra_dims must be >= 1"),
+])
+def test_supplement_ranges_are_checked_with_the_params(path, value, message):
+    with pytest.raises(ParamsError, match=message):
+        parse_params(with_change(path, value))
+
+
+def test_a_missing_supplements_section_is_one_params_error():
+    params = parse_params(with_change("supplements", DELETE))
+    with pytest.raises(ParamsError, match="params.yaml has no supplements.random_walk section"):
+        params.supplements["random_walk"]
+    params = parse_params(with_change("supplements.addplot", DELETE))
+    assert "random_walk" in params.supplements
+    with pytest.raises(ParamsError, match="no supplements.addplot section"):
+        params.supplements["addplot"]
+
+
+def test_supplement_stage_without_its_section_is_one_line(tmp_path):
+    import yaml
+
+    from test_params import COMMITTED
+
+    raw = {key: value for key, value in COMMITTED.items() if key != "supplements"}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "supplement_embed",
+                           "addplot"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no supplements.addplot section" in lines[0], done.stderr
+
+
+def test_a_data_n_too_large_to_score_is_refused_before_generating(tmp_path, monkeypatch):
+    from drfidelity.core import validation
+    from drfidelity.pipeline import generate
+
+    from test_params import COMMITTED
+
+    params = parse_params(with_change("data.n", 200_000))
+    monkeypatch.setattr(validation, "available_memory", lambda: 24 * 2**30)
+    monkeypatch.setattr(generate, "generate", lambda *a, **k: pytest.fail("generated"))
+    with pytest.raises(MemoryError, match=r"data.n: scoring the maps of density for "
+                                          r"N = 200,000 points needs about .* GiB"):
+        generate.run(params, "density", tmp_path)
+    assert COMMITTED["data"]["n"] == 1000
+
+
+def test_every_stage_dies_with_its_caller(monkeypatch, tmp_path):
+    """`drfidelity stage score` (no pool) asks for the death signal too, after its params."""
+    from drfidelity import cli, pipeline
+    from drfidelity.core import runtime
+
+    asked = []
+    monkeypatch.setattr(runtime, "die_with_parent", lambda parent: asked.append(parent))
+    monkeypatch.setattr(pipeline, "run_stage", lambda *a, **k: None)
+    params = tmp_path / "params.yaml"
+    from test_params import REPO
+
+    params.write_text((REPO / "params.yaml").read_text())
+    for name, target in (("score", "density"), ("aggregate", None), ("report", None)):
+        asked.clear()
+        assert cli.main(["stage", name, *([target] if target else []), "--params",
+                         str(params)]) == 0
+        assert asked == [os.getppid()], name
+
+
+def test_hand_edited_data_is_refused(tmp_path):
+    from drfidelity.core.files import dumps_json, write_array_dir
+    from drfidelity.core.layout import data_dir, data_identity, load_data
+    from drfidelity.core.storage import fingerprint
+    from test_params import REPO
+    from drfidelity.core.params import load_params
+
+    params = load_params(REPO / "params.yaml")
+    arrays = {"X": np.arange(12.0).reshape(4, 3), "labels": np.arange(4)}
+    meta = {**data_identity(params, "density"), "fingerprint": fingerprint(arrays["X"]),
+            "arrays": {k: {"sha256": fingerprint(v)} for k, v in arrays.items()}}
+    write_array_dir(data_dir(tmp_path, "density"), arrays, {"meta.json": dumps_json(meta)})
+    _, loaded = load_data(params, "density", tmp_path)
+    assert np.array_equal(loaded["X"], arrays["X"])
+    edited = arrays["X"].copy()
+    edited[0, 0] = 0.5
+    np.save(data_dir(tmp_path, "density") / "X.npy", edited)
+    with pytest.raises(ValueError, match=r"data/density/X.npy is not the array the generate "
+                                         r"stage wrote"):
+        load_data(params, "density", tmp_path)
+    (data_dir(tmp_path, "density") / "X.npy").unlink()
+    with pytest.raises(ValueError, match="data/density/X.npy is missing"):
+        load_data(params, "density", tmp_path)
+
+
+def test_a_missing_extra_is_named_in_one_line(capsys):
+    from drfidelity.core.console import user_error
+
+    error = ModuleNotFoundError("No module named 'yaml'", name="yaml")
+    assert user_error("drfidelity stage report", error, debug=False) == 2
+    assert capsys.readouterr().err == (
+        "drfidelity stage report: error: the Python package 'yaml' is not installed; it comes "
+        "with the [pipeline] extra: pip install 'drfidelity[pipeline]'\n")
+    with pytest.raises(ModuleNotFoundError):  # not an optional dependency of ours: a bug
+        user_error("drfidelity stage report", ModuleNotFoundError("x", name="nonesuch"), False)
+
+
+def test_stage_report_without_yaml_is_one_line(tmp_path):
+    """A bare install: yaml made unimportable in a fresh interpreter."""
+    code = ("import sys; sys.modules['yaml'] = None; from drfidelity import cli; "
+            "sys.exit(cli.main(['stage', 'report']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "drfidelity stage report: error: the Python package 'yaml' is not installed; it comes "
+        "with the [pipeline] extra: pip install 'drfidelity[pipeline]'"]
+
+
+@pytest.mark.parametrize("echo", [
+    lambda key: key,
+    lambda key: urllib.parse.quote(key, safe=""),
+    lambda key: urllib.parse.quote_plus(key),
+    lambda key: urllib.parse.quote(key, safe="").replace("%2F", "%2f"),
+    lambda key: key[:6] + "\n    " + key[6:],
+    lambda key: json.dumps({"key": urllib.parse.quote(key[:4]) + "\r\n" + key[4:]}),
+])
+def test_the_api_key_is_scrubbed_however_it_is_echoed(monkeypatch, echo):
+    from drfidelity.methods import toorpia
+
+    key = "tp-Ab3/xY+9 z=Q"
+    monkeypatch.setenv(toorpia.KEY_VARIABLE, key)
+    text = toorpia._scrub(f"401 Unauthorized: invalid key {echo(key)} (see docs)")
+    assert "<TOORPIA_API_KEY>" in text
+    for piece in (key, key[:6], key[6:], urllib.parse.quote(key, safe="")):
+        assert piece not in text, text
