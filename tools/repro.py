@@ -21,7 +21,7 @@ RUNNING = re.compile(r"^Running stage '([^']+)':")
 UP_TO_DATE = re.compile(r"^Stage '([^']+)' didn't change, skipping")
 #: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
 #: progress fields of a job line)
-SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?(?P<what>.+?) skipped: "
+SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
                      r"(?P<why>.+?)(?: \| elapsed .*)?$")
 
 
@@ -32,9 +32,8 @@ def planned(args: list[str]) -> list[str]:
 
 
 def reason_key(why: str) -> str:
-    """A skip reason without what varies between jobs (paths, seeds), so it groups."""
-    why = re.sub(r"\S*/\S*", "<path>", why)
-    return re.sub(r"\bseed\d+\b", "seed<s>", why)
+    """A skip reason without what varies between jobs (the paths it names), so it groups."""
+    return re.sub(r"\S*/\S*", "<path>", why)
 
 
 def summary(times: dict[str, float], up_to_date: int, skips: Counter, total: float,
