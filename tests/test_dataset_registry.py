@@ -36,7 +36,7 @@ def test_every_spec_is_complete_and_its_kinds_are_known(name):
     values = knob_values(name)
     assert set(values) == set(knobs(name))
     assert spec.blurb is None or spec.blurb(values).strip()
-    assert spec.gallery in figures.GALLERIES and spec.gallery_caption
+    assert spec.gallery in figures.GALLERIES
     assert spec.readouts is None or spec.readouts in score.READOUTS
     stems = set(figures.FIGURE_STEMS)
     assert set(spec.figure_stems) | set(spec.guide) | set(spec.paper_figures) <= stems
@@ -68,7 +68,6 @@ def make_toy(n: int = 60, d: int = 6, seed: int = 0, *, spread: float = 1.0) -> 
 TOY = DatasetSpec(
     name="toy", generator=make_toy, title="Toy sides",
     blurb=lambda knobs: f"Two sides at spread {knobs['spread']:g}.", extras=("side",),
-    gallery_caption="colour = side",
     scored=(ScoredColumn("side_shepard", "side pts", "side ρ", "Side pairs", "side",
                          r"side $\rho$"),),
     scatter=("side_shepard", "side-pair ρ"), figure_stems={"gallery": "toy_gallery"})

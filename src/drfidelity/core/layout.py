@@ -76,6 +76,51 @@ def comparison_paths(root: Path, release: str) -> tuple[Path, Path]:
     return results_dir(root) / f"{stem}.csv", results_dir(root) / f"{stem}.md"
 
 
+#: the previous project's releases whose public data this checkout imports, oldest first. The
+#: first is the frozen configuration the pipeline rebuilds; its import pointers sit at the
+#: upstream paths of the checkout's root. Each later one keeps the same upstream paths below
+#: ``releases/<tag>/`` (a pointer moved as a whole stays valid), beside a ``release.yaml``
+#: that says what its rules changed.
+RELEASES = ("v1.3.0", "v1.4.0")
+
+
+def release_root(root: Path, release: str) -> Path:
+    """The folder holding ``release``'s import pointers at their upstream paths."""
+    if release not in RELEASES:
+        raise ValueError(f"unknown release {release!r}; releases: {', '.join(RELEASES)}")
+    return root if release == RELEASES[0] else root / "releases" / release
+
+
+def release_maps_dir(root: Path, release: str) -> Path:
+    """``release``'s toorPIA maps (``<dataset>/toorpia/<mode>/<tag>/seed<s>.npy``)."""
+    return release_root(root, release) / "external_embeddings"
+
+
+def release_results_dir(root: Path, release: str) -> Path:
+    """``release``'s published result tables (the import of its ``results/``)."""
+    return release_root(root, release) / "reference" / release / "results"
+
+
+def release_paper_tables_dir(root: Path, release: str) -> Path:
+    """``release``'s published paper tables (the import of its ``paper/tables/``)."""
+    return release_root(root, release) / "reference" / release / "paper_tables"
+
+
+def release_rules_path(root: Path, release: str) -> Path:
+    """What a later release changed in the rules (``releases/<tag>/release.yaml``)."""
+    return release_root(root, release) / "release.yaml"
+
+
+def release_diff_paths(root: Path, old: str, new: str) -> dict[str, Path]:
+    """The generated account of what moved from release ``old`` to ``new``: every moved cell,
+    the summary by cause, the composite ranking under both rules, and the upstream
+    inconsistencies found."""
+    folder = results_dir(root) / "release_diff"
+    stem = f"{old}_to_{new}".replace(".", "_")
+    return {part: folder / f"{stem}_{part}.csv"
+            for part in ("cells", "summary", "ranking", "inconsistencies")}
+
+
 def figures_dir(root: Path, dataset: str) -> Path:
     return root / "figures" / dataset
 

@@ -79,5 +79,4 @@ def _blurb(knobs: Knobs) -> str:
 SPEC = DatasetSpec(
     name="density", generator=make_density, title="Non-uniform density", blurb=_blurb,
     extras=("log_local_density",), gallery="local_density",
-    gallery_caption="colour = latent log local density (bright = dense core)",
     guide=("recall_bias",), paper_figures=("recall_bias", "gallery", "shepard"))

@@ -166,8 +166,6 @@ def _blurb(knobs: Knobs) -> str:
 SPEC = DatasetSpec(
     name="outliers", generator=make_outliers, title="Off-subspace outliers", blurb=_blurb,
     extras=("outlier_idx", "outlier_dir", "outlier_factors"), gallery="outlier_stars",
-    gallery_caption="bulk coloured by cluster, outliers as black-edged stars labelled "
-                    "o{direction}{a|b} — a pair should stay together and away from the bulk",
     scored=(ScoredColumn("outlier_shepard__vs_ambient", "outlier pts", "outlier ρ",
                          "Outlier pairs (Shepard ρ over anomaly-involving pairs)", "outl.",
                          r"outlier $\rho$"),),

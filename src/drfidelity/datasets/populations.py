@@ -84,7 +84,6 @@ def _blurb(knobs: Knobs) -> str:
 SPEC = DatasetSpec(
     name="populations", generator=make_populations, title="Imbalanced two populations",
     blurb=_blurb, extras=("population",), gallery="minority_triangles",
-    gallery_caption="majority = dots, minority = black-edged triangles, colour = cluster",
     scatter=("minority_shepard__vs_ambient", "minority-pair Shepard ρ (median)"),
     figure_stems={"gallery": "population_gallery", "score_scatter": "population_score_scatter"},
     shares=_shares, paper_figures=("gallery",))

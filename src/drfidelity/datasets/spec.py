@@ -60,8 +60,6 @@ class DatasetSpec:
     gallery : str, optional
         How the map gallery marks and colours the points: a key of
         ``drfidelity.report.figures.GALLERIES``.
-    gallery_caption : str, optional
-        The colour key of the gallery's caption, matching ``gallery``.
     scored : tuple of ScoredColumn, optional
         Ranking columns beyond full and near ρ.
     scatter : (str, str), optional
@@ -89,7 +87,6 @@ class DatasetSpec:
     extras: tuple[str, ...] = ()
     noised: bool = True
     gallery: str = "labels"
-    gallery_caption: str = "colour = true cluster"
     scored: tuple[ScoredColumn, ...] = ()
     scatter: tuple[str, str] | None = None
     figure_stems: Mapping[str, str] = field(default_factory=dict)

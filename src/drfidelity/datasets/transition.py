@@ -89,5 +89,4 @@ def _blurb(knobs: Knobs) -> str:
 SPEC = DatasetSpec(
     name="transition", generator=make_transition, title="Continuous closed-loop transition",
     blurb=_blurb, extras=("t",), gallery="cyclic_position",
-    gallery_caption="colour = position along the loop (cyclic colour map)",
     paper_figures=("gallery", "rnx"))

@@ -91,8 +91,8 @@ def runs_here(job: Job, context: EmbedContext | None) -> bool:
     return cache_path(context, folder, mode, job.seed).is_file()
 
 
+#: the input of the job this fresh process runs, set by its initializer
 _worker_inputs: dict[str, Input] = {}
-_worker_arrays: dict[str, dict[str, np.ndarray]] = {}
 
 
 def _init_worker(inputs: dict[str, Input], parent: int | None = None) -> None:
@@ -100,25 +100,23 @@ def _init_worker(inputs: dict[str, Input], parent: int | None = None) -> None:
     if parent is not None:
         runtime.die_with_parent(parent)
     _worker_inputs = inputs
-    _worker_arrays.clear()
 
 
-def _arrays(config: str) -> dict[str, np.ndarray]:
-    if config not in _worker_arrays:
-        _worker_arrays[config] = {key: np.load(path, allow_pickle=False)
-                                  for key, path in _worker_inputs[config].paths.items()}
-    return _worker_arrays[config]
+def _load(source: Input) -> dict[str, np.ndarray]:
+    return {key: np.load(path, allow_pickle=False) for key, path in source.paths.items()}
 
 
-def _run_pool_job(job: Job) -> Outcome:
-    return run_job(job, _arrays(job.config), _worker_inputs[job.config].context)
+def _run_in_this_process(job: Job) -> Outcome:
+    """The job on its input, loaded here: what a fresh process runs."""
+    source = _worker_inputs[job.config]
+    return run_job(job, _load(source), source.context)
 
 
 def _run_fresh(job: Job, inputs: dict[str, Input], parent: int,
                progress: "Progress") -> Outcome:
     """The job in a fresh process that loads its input only and dies with ``parent``."""
     progress.started(job)
-    return in_fresh_process(_run_pool_job, job, initializer=_init_worker,
+    return in_fresh_process(_run_in_this_process, job, initializer=_init_worker,
                             initargs=({job.config: inputs[job.config]}, parent))
 
 
@@ -206,9 +204,9 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
         pending = {threads.submit(_run_fresh, job, inputs, os.getpid(), progress): job
                    for job in local}
         if remote:
-            _init_worker(inputs)
             configs = sorted({job.config for job in remote})
-            run_on_cluster(address, remote, run_job, {c: _arrays(c) for c in configs}, outcome)
+            run_on_cluster(address, remote, run_job, {c: _load(inputs[c]) for c in configs},
+                           outcome)
         while pending:
             finished, _ = wait(pending, timeout=progress.quiet_s, return_when=FIRST_COMPLETED)
             for future in finished:
