@@ -53,7 +53,8 @@ def published_folder(shared_name: str, imported_name: str) -> Path:
         return REFERENCE / shared_name
     from imports import is_present, pointers  # tools/imports.py
 
-    [pointer] = [p for p in pointers(REPO) if p.out.name == imported_name]
+    [pointer] = [p for p in pointers(REPO)
+                 if p.out.name == imported_name and p.rev == "v1.3.0"]
     if is_present(REPO, pointer):
         return REPO / pointer.out
     missing_shared(f"neither {REFERENCE / shared_name} nor the import {pointer.out} is there "

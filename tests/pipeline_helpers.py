@@ -30,6 +30,8 @@ def env() -> dict[str, str]:
 #: symlinked view of external_embeddings/ that the embed stage depends on, and what git ignores.
 PIPELINE_FILES = ["dvc.yaml", "params.yaml", "external_embeddings.manifest.json",
                   "external_maps", "reference/published", ".gitignore",
+                  # the later releases' rules and the link the release_diff stage reads them by
+                  "releases/v1.4.0/release.yaml", "releases/v1.4.0-imports",
                   # the frozen scale stage's knobs and committed record (the report reads it)
                   "scale.yaml", "results/scale_runs.csv", "results/scale_exponents.csv",
                   "results/scale_machine.json"]

@@ -123,8 +123,8 @@ def test_verify_names_what_differs_and_why(tmp_path, shared_imports):
     differs = verify(repo, empty, tmp_path / "without-maps", "--offline", "--targets", *TARGETS)
     assert differs.returncode == 1, differs.stdout + differs.stderr
     assert "VERDICT: NOT REPRODUCED" in differs.stdout
-    assert "verify: missing 15 of 15 imports (toorPIA's maps of 10 dataset folder(s) and the " \
-        "published tables): not in the local DVC cache" in differs.stdout
+    assert "verify: missing 30 of 30 imports (toorPIA's maps of 10 dataset folder(s) and the " \
+        "published tables and the data of v1.4.0): not in the local DVC cache" in differs.stdout
     assert "Consequence: toorPIA will be reported unavailable for density, so" in differs.stdout
     rows = {line.split()[0]: line for line in differs.stdout.splitlines()
             if line.startswith("  ") and len(line.split()) > 1}

@@ -44,12 +44,17 @@ def test_no_dvc_remote_and_no_placeholder_host():
 
 
 def test_pointers_are_the_shared_ones_verbatim(shared_imports):
-    shared = shared_imports / "upstream-v1.3.0-imports"
-    expected = sorted(p.relative_to(shared).as_posix() for p in shared.rglob("*.dvc"))
-    assert len(expected) == 15
-    assert import_pointers() == expected
-    for name in expected:
-        assert (REPO / name).read_bytes() == (shared / name).read_bytes(), name
+    """v1.3.0's pointers at the upstream paths, v1.4.0's at the same paths below
+    releases/v1.4.0/, each byte for byte as DVC wrote it."""
+    expected = {}
+    for release, below in (("v1.3.0", ""), ("v1.4.0", "releases/v1.4.0/")):
+        shared = shared_imports / f"upstream-{release}-imports"
+        found = {below + p.relative_to(shared).as_posix(): p for p in shared.rglob("*.dvc")}
+        assert len(found) == 15, release
+        expected.update(found)
+    assert import_pointers() == sorted(expected)
+    for name, source in expected.items():
+        assert (REPO / name).read_bytes() == source.read_bytes(), name
 
 
 def test_pointers_are_tracked_and_their_data_ignored():
@@ -60,6 +65,8 @@ def test_pointers_are_tracked_and_their_data_ignored():
     assert ignored(f"external_embeddings/{MAP}")
     assert ignored("reference/v1.3.0/results/metrics_per_run.csv")
     assert ignored("reference/v1.3.0/paper_tables/density.tex")
+    assert ignored(f"releases/v1.4.0/external_embeddings/{MAP}")
+    assert ignored("releases/v1.4.0/reference/v1.4.0/results/metrics_per_run.csv")
 
 
 def test_checkout_restores_every_map_with_its_manifest_sha256(imported_root, shared_imports):

@@ -1,7 +1,8 @@
 """Bring in the previous release's public data: toorPIA's maps and its published tables.
 
 The committed ``*.dvc`` import pointers under ``external_embeddings/`` and ``reference/`` name
-folders of the previous release's public Git repository at tag v1.3.0. ``dvc checkout``
+folders of the previous release's public Git repository at tag v1.3.0; those below
+``releases/<tag>/`` the same folders at a later tag (read by the ``release_diff`` stage only). ``dvc checkout``
 restores what the local DVC cache already holds (no network); ``dvc pull`` fetches the rest by
 cloning that repository. When the clone fails DVC only says "Checkout failed ... Is your cache
 up to date?", so this prints one line saying what failed and what it means for the pipeline.
@@ -34,9 +35,15 @@ class Pointer:
 
     @property
     def dataset(self) -> str | None:
-        """The dataset whose toorPIA maps this brings (None for the published tables)."""
+        """The dataset whose toorPIA maps the pipeline reads from this (None for the published
+        tables and for a later release's data)."""
         parts = self.path.parts
         return parts[1] if parts[0] == "external_embeddings" else None
+
+    @property
+    def later_release(self) -> bool:
+        """Whether this brings a later release's data (``releases/<tag>/...``)."""
+        return self.path.parts[0] == "releases"
 
 
 def pointers(root: Path) -> list[Pointer]:
@@ -81,9 +88,11 @@ def pipeline_datasets(root: Path) -> list[str]:
 def describe(absent: list[Pointer], root: Path) -> tuple[str, str]:
     """What is missing, and what that means for the configured pipeline's outputs."""
     maps = sorted({p.dataset for p in absent if p.dataset})
-    tables = any(p.dataset is None for p in absent)
+    tables = any(p.dataset is None and not p.later_release for p in absent)
+    later = sorted({p.rev for p in absent if p.later_release})
     what = [f"toorPIA's maps of {len(maps)} dataset folder(s)"] if maps else []
     what += ["the published tables"] if tables else []
+    what += [f"the data of {', '.join(later)}"] if later else []
     effects = []
     hit = [d for d in pipeline_datasets(root) if d in maps]
     if hit:
@@ -92,6 +101,9 @@ def describe(absent: list[Pointer], root: Path) -> tuple[str, str]:
                        "methods' rank points, the sums and the marks move)")
     if tables:
         effects.append("tools/compare_published.py cannot run")
+    if tables or later:
+        effects.append("the release_diff stage writes its tables with their header only and "
+                       "REPORT says so")
     return (f"{len(absent)} of {len(pointers(root))} imports ({' and '.join(what)})",
             "; ".join(effects) or "the configured pipeline does not use them")
 

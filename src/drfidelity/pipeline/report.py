@@ -18,8 +18,8 @@ import pandas as pd
 
 from drfidelity.core.registry import METHODS
 from drfidelity.core.files import dumps_json, write_array_dir, write_text
-from drfidelity.core.layout import (facts_path, paper_paths, report_paths, results_dir,
-                                    supplement_figures_dir)
+from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, release_diff_paths,
+                                    report_paths, results_dir, supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report.content import TITLE, Inputs, findings, points_rule, report_blocks
 from drfidelity.report.document import to_html, to_markdown
@@ -95,6 +95,18 @@ def load_supplements(root: Path, lag: int | None) -> Supplements:
     return Supplements(tables, json.loads(facts.read_text()) if facts.exists() else None, lag)
 
 
+def load_release_diffs(root: Path) -> list[tuple[str, str, dict | None]]:
+    """The release_diff stage's tables per two consecutive releases (None where absent)."""
+    found = []
+    for old, new in zip(RELEASES, RELEASES[1:]):
+        paths = release_diff_paths(root, old, new)
+        tables = ({part: pd.read_csv(path, float_precision="round_trip")
+                   for part, path in paths.items()}
+                  if all(p.exists() for p in paths.values()) else None)
+        found.append((old, new, tables))
+    return found
+
+
 def run(params: Params, root: Path) -> None:
     aggregated = pd.read_csv(results_dir(root) / "metrics_aggregated.csv",
                              float_precision="round_trip")
@@ -110,7 +122,7 @@ def run(params: Params, root: Path) -> None:
     write_text(results_dir(root) / "headline.json",
                dumps_json(headline(aggregated, params.datasets)))
     supplements = load_supplements(root, random_walk_lag(params))
-    inputs = Inputs(params, aggregated, skipped, facts, supplements)
+    inputs = Inputs(params, aggregated, skipped, facts, supplements, load_release_diffs(root))
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     markdown, html = report_paths(root)

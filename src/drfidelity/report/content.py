@@ -22,6 +22,7 @@ from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
 from drfidelity.report.ranking import TOP_POINTS
+from drfidelity.report.releases import release_section, title as release_title
 from drfidelity.report.supplements import (TORN_RATIO, Supplements, near_in_time,
                                            random_walk_lag, supplement_blocks)
 from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, RankingTable, fixed,
@@ -38,6 +39,9 @@ class Inputs:
     skipped: pd.DataFrame
     facts: dict  # dataset -> figures/{dataset}/facts.json (absent: figures not built)
     supplements: Supplements = field(default_factory=Supplements)
+    #: per two consecutive imported releases: (older, newer, the release_diff stage's tables
+    #: or None when they are absent)
+    releases: list[tuple[str, str, dict | None]] = field(default_factory=list)
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset)
@@ -397,7 +401,8 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
     supplements = supplement_blocks(inputs.supplements)
     blocks.append(Para("Contents: " + _links(
         ["Reading guide"] + [DATASETS[d].title for d in params.datasets]
-        + [SUPPLEMENTS, "Methodology notes"])))
+        + [SUPPLEMENTS] + [release_title(old, new) for old, new, _ in inputs.releases]
+        + ["Methodology notes"])))
     blocks += reading_guide(inputs, found)
     for dataset in params.datasets:
         blocks += dataset_section(dataset, inputs, found)
@@ -405,6 +410,8 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
         "Other data and other questions, each a pipeline stage of its own: "
         + _links([b.text for b in supplements if isinstance(b, Heading) and b.level == 2]))]
     blocks += supplements
+    for old, new, tables in inputs.releases:
+        blocks += release_section(tables, old, new)
     blocks += methodology(inputs, found)
     blocks += rebuild_section(params)
     return blocks

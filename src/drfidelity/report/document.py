@@ -196,5 +196,5 @@ def html_table(table: RankingTable) -> str:
             text = ("⚠ " if cell.mark == "crit" else "") + html.escape(cell.text)
             tds.append(f"<td{attr}>{text}</td>")
         rows.append(f"<tr><td>{html.escape(method)}</td>{''.join(tds)}</tr>")
-    return ("<table>\n<thead>\n<tr><th rowspan=\"2\">method</th>" + groups + "</tr>\n<tr>"
-            + header + "</tr>\n</thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>")
+    return (f'<table>\n<thead>\n<tr><th rowspan="2">{html.escape(table.label)}</th>'
+            + groups + "</tr>\n<tr>" + header + "</tr>\n</thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>")

@@ -51,7 +51,7 @@ def latex_tabular(table: RankingTable, *, caption: str, headers: list[str]) -> s
     """``table`` as a booktabs ``table`` float labelled ``tab:{table.dataset}``; a spanning
     cell becomes a left-aligned italic ``\\multicolumn`` (e.g. "not operable: ...")."""
     spec = "l" + "c" * len(table.columns)
-    header = " & ".join(["method"] + headers) + r" \\"
+    header = " & ".join([escape(table.label)] + headers) + r" \\"
     body = []
     for method, cells in table.rows:
         texts = [rf"\multicolumn{{{c.span}}}{{l}}{{\textit{{{escape(c.text)}}}}}" if c.span > 1

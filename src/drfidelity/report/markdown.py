@@ -13,7 +13,7 @@ def markdown_table(table: RankingTable) -> str:
     """The two-row header of the HTML table becomes an italic "Column groups" line; a cell
     spanning several columns is followed by empty cells (GFM has no colspan)."""
     groups = " · ".join(f"{name} [{n}]" for name, n in table.groups)
-    header = ["method"] + [c.header for c in table.columns]
+    header = [table.label] + [c.header for c in table.columns]
     lines = [f"*Column groups: {groups}*", "", _row(header), _row(["---"] * len(header))]
     for method, cells in table.rows:
         texts = []

@@ -48,6 +48,7 @@ class RankingTable:
     dataset: str
     columns: list[Column]
     rows: list[tuple[str, list[Cell]]] = field(default_factory=list)
+    label: str = "method"  # the header of the rows' first column
 
     @property
     def groups(self) -> list[tuple[str, int]]:
