@@ -21,7 +21,7 @@ cd "$work"
 git init -q
 git -c user.name=kick -c user.email=kick@localhost commit -q --allow-empty -m "kick-the-tires copy"
 
-python tools/profiles.py kick params.yaml
+python tools/profiles.py apply kick
 
 start=$SECONDS
 python tools/repro.py
