@@ -12,14 +12,8 @@ mkdir -p "$work"
 export DVC_NO_ANALYTICS=1
 
 echo "kick-the-tires: copying the tracked files of $repo to $work"
-git -C "$repo" ls-files -z | (cd "$repo" && tar --null -T - -cf -) | (cd "$work" && tar -xf -)
-# the imports, if present (the pointers came with the tracked files): toorPIA's maps and the
-# previous release's tables, which the compare stage reads
-cp -r "$repo/external_embeddings/." "$work/external_embeddings/"
-cp -r "$repo/reference/v1.3.0/." "$work/reference/v1.3.0/"
+"$repo/tools/throwaway-copy.sh" "$work"
 cd "$work"
-git init -q
-git -c user.name=kick -c user.email=kick@localhost commit -q --allow-empty -m "kick-the-tires copy"
 
 python tools/profiles.py apply kick
 
