@@ -17,7 +17,9 @@ command's lifetime shared out in proportion to the CPU seconds that
 benchmarks/stage_probe/sitecustomize.py records in the stage's process and the job processes
 it spawns (interpreter start and imports; numba compiles; the rest, numba cache loads
 included). DVC's time outside the stages (collecting the pipeline, between stages, the
-experiment's commit) and, in kick's cold run, the copy count as DVC. The script ends with the README's table.
+experiment's commit) and, in kick's cold run, the copy count as DVC. The stage processes' CPU
+seconds by part are printed too: on a loaded machine they say more than the wall times. The
+script ends with the README's table.
 """
 
 from __future__ import annotations
@@ -76,42 +78,52 @@ def stage_windows(lines: list) -> dict[str, tuple[float, float]]:
     return windows
 
 
-def split_stage(window: tuple[float, float], records: list[dict]) -> dict[str, float]:
-    """The stage's wall seconds by part, from the probe records of its processes."""
+def stage_cpu(window: tuple[float, float], records: list[dict]) -> tuple[dict, float]:
+    """CPU seconds by part of the stage's process and its job processes, and the stage
+    process's lifetime (0 when the probe saw no stage process in the window)."""
     start, end = window
     main = [r for r in records if r["command"][1:2] == ["stage"]
             and start - 1 <= r["start"] <= end]
+    cpu = dict.fromkeys(PARTS[1:], 0.0)
     if not main:
-        return {"dvc": end - start, "start-up": 0.0, "compile": 0.0, "compute": 0.0}
-    family = [r for r in records if r["pid"] == main[0]["pid"] or r["ppid"] == main[0]["pid"]]
-    cpu = defaultdict(float)
-    for r in family:
-        startup = r["boot"] + r["imports"] - r["compile_in_imports"]
-        cpu["start-up"] += startup
-        cpu["compile"] += r["compile"]
-        cpu["compute"] += max(r["cpu"] - startup - r["compile"], 0.0)
-    lifetime = min(main[0]["end"], end) - main[0]["start"]
+        return cpu, 0.0
+    for r in records:
+        if r["pid"] == main[0]["pid"] or r["ppid"] == main[0]["pid"]:
+            startup = r["boot"] + r["imports"] - r["compile_in_imports"]
+            cpu["start-up"] += startup
+            cpu["compile"] += r["compile"]
+            cpu["compute"] += max(r["cpu"] - startup - r["compile"], 0.0)
+    return cpu, min(main[0]["end"], end) - main[0]["start"]
+
+
+def split_stage(window: tuple[float, float], cpu: dict, lifetime: float) -> dict[str, float]:
+    """The stage's wall seconds by part: DVC outside the stage process, the process's
+    lifetime shared out in proportion to ``cpu``."""
     total_cpu = sum(cpu.values()) or 1.0
     parts = {part: lifetime * cpu[part] / total_cpu for part in PARTS[1:]}
-    return {"dvc": (end - start) - lifetime, **parts}
+    return {"dvc": (window[1] - window[0]) - lifetime, **parts}
 
 
 def account(wall: float, lines: list, probe_log: Path) -> dict:
-    """One run's wall time by part, and by stage."""
+    """One run's wall time by part and by stage, and the stage processes' CPU seconds."""
     records = [json.loads(line) for line in probe_log.read_text().splitlines()] \
         if probe_log.exists() else []
-    stages = {name: split_stage(window, records)
-              for name, window in stage_windows(lines).items()}
+    stages, cpu = {}, dict.fromkeys(PARTS[1:], 0.0)
+    for name, window in stage_windows(lines).items():
+        stage_seconds, lifetime = stage_cpu(window, records)
+        stages[name] = split_stage(window, stage_seconds, lifetime)
+        for part, seconds in stage_seconds.items():
+            cpu[part] += seconds
     totals = {part: sum(stage[part] for stage in stages.values()) for part in PARTS}
     totals["dvc"] += wall - sum(sum(stage.values()) for stage in stages.values())
-    return {"wall": wall, "parts": totals, "stages": stages,
+    return {"wall": wall, "parts": totals, "stages": stages, "cpu": cpu,
             "load": os.getloadavg()[0]}
 
 
 def bench_kick(work: Path, warm: bool) -> dict:
     copy = work / "kick"
     runs = {}
-    wall, lines = timed_run([str(REPO / "tools" / "kick-the-tires.sh"), str(copy)], REPO,
+    wall, lines = timed_run(["bash", str(REPO / "tools" / "kick-the-tires.sh"), str(copy)], REPO,
                             work / "kick-cold.jsonl")
     runs["cold"] = account(wall, lines, work / "kick-cold.jsonl")
     if not warm:
@@ -124,8 +136,8 @@ def bench_kick(work: Path, warm: bool) -> dict:
 
 def bench_quick(work: Path, warm: bool) -> dict:
     copy = work / "quick"
-    subprocess.run([str(REPO / "tools" / "throwaway-copy.sh"), "--share-cache", str(copy)],
-                   check=True)
+    subprocess.run(["bash", str(REPO / "tools" / "throwaway-copy.sh"), "--share-cache",
+                    str(copy)], check=True)
     flags, targets = profile_args("quick", "flags", copy), profile_args("quick", "targets", copy)
     runs = {}
     states = (("cold", []), ("warm", ["-S", "method_params.UMAP.min_dist=0.2"]))
@@ -138,9 +150,11 @@ def bench_quick(work: Path, warm: bool) -> dict:
 
 def describe(run: dict) -> str:
     parts = run["parts"]
+    cpu = run["cpu"]
     return (f"{run['wall']:.0f} s (DVC {parts['dvc']:.0f}, start-up {parts['start-up']:.0f}, "
-            f"compile {parts['compile']:.0f}, compute {parts['compute']:.0f}; "
-            f"load {run['load']:.1f})")
+            f"compile {parts['compile']:.0f}, compute {parts['compute']:.0f}; stage processes' "
+            f"CPU: start-up {cpu['start-up']:.1f}, compile {cpu['compile']:.1f}, compute "
+            f"{cpu['compute']:.1f}; load {run['load']:.1f})")
 
 
 def report(results: dict) -> None:
