@@ -6,13 +6,13 @@ result: it rewrites a params file in place (kick-the-tires), or it prints the ch
 
     dvc exp run $(python tools/profiles.py flags quick) $(python tools/profiles.py targets quick)
 
-Profiles (``python tools/profiles.py list``):
+Profiles:
 
 * ``kick``: every stage, every method, on small data (N = 300, D = 64, 2 seeds; PyMDE and
   PCC on 50 iterations) and every supplement on a few small inputs; what ``make kick`` runs.
 * ``quick``: one dataset (clusters) by PCA and UMAP, one seed, on the benchmark's own input
   (N = 1000, D = 768), so its rows compare with the committed ones; targets: the ranking table.
-* ``study NAME``: one supplement study alone, on kick's small inputs; targets: its tables.
+* ``study NAME``: one supplement study alone, on kick's small settings; targets: its tables.
 
 Usage: python tools/profiles.py [--params FILE] {apply,flags,targets} PROFILE [STUDY]
 """
@@ -28,8 +28,8 @@ from pathlib import Path
 import yaml
 
 #: the main benchmark's part of the kick-the-tires profile: two seeds, so that run-to-run
-#: stability and the bootstrap CIs have something to work on; the two iterative optimisers
-#: (a quarter of the fit time) on fewer iterations, since kick checks the plumbing, not the maps
+#: stability and the bootstrap CIs have something to work on; the two slowest iterative
+#: optimisers on fewer iterations, since kick checks the plumbing, not the maps
 KICK = {"data": {"n": 300, "d": 64}, "seeds": 2,
         "method_params": {"PyMDE": {"max_iter": 50}, "PCC": {"num_epochs": 50}}}
 
@@ -72,7 +72,7 @@ def quick(params: dict) -> dict:
 
 
 def study(params: dict, name: str) -> dict:
-    """Kick's small inputs for study ``name``; the other studies keep their sections, since
+    """Kick's small settings for study ``name``; the other studies keep their sections, since
     the run's targets leave them out."""
     small = kick(params)
     return {**small, "supplements": {**params["supplements"],
