@@ -1,21 +1,44 @@
-"""Reduced parameter profiles: the kick-the-tires run and the test workspaces.
+"""Named parameter profiles: small runs of the pipeline, for kick-the-tires, exploring and tests.
 
-``small_supplements(params)`` shrinks every supplement to a few small inputs (two sweep
-values, three noise-dims inputs, short walks, a two-value hyper-parameter grid on one dataset)
-so that a run of every stage takes minutes; the main benchmark's own size is set separately.
+A profile turns the committed params into a smaller set. It is used two ways, with the same
+result: it rewrites a params file in place (kick-the-tires), or it prints the changes as the
+``-S`` flags of ``dvc exp run``, so that an experiment is one short line::
 
-Usage: ``python tools/profiles.py kick params.yaml`` rewrites the file in place.
+    dvc exp run $(python tools/profiles.py flags quick) $(python tools/profiles.py targets quick)
+
+Profiles:
+
+* ``kick``: every stage, every method, on small data (N = 300, D = 64, 2 seeds; PyMDE and
+  PCC on 50 iterations) and every supplement on a few small inputs; what ``make kick`` runs.
+* ``quick``: one dataset (clusters) by PCA and UMAP, one seed, on the benchmark's own input
+  (N = 1000, D = 768), so its rows compare with the committed ones; targets: the ranking table.
+* ``study NAME``: one supplement study alone, on kick's small settings; targets: its tables.
+
+Usage: python tools/profiles.py [--params FILE] {apply,flags,targets} PROFILE [STUDY]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import re
 import sys
 from pathlib import Path
 
 import yaml
 
-#: the main benchmark's part of the kick-the-tires profile
-KICK = {"data": {"n": 300, "d": 64}, "seeds": 2}
+#: the main benchmark's part of the kick-the-tires profile: two seeds, so that run-to-run
+#: stability and the bootstrap CIs have something to work on; the two slowest iterative
+#: optimisers on fewer iterations, since kick checks the plumbing, not the maps
+KICK = {"data": {"n": 300, "d": 64}, "seeds": 2,
+        "method_params": {"PyMDE": {"max_iter": 50}, "PCC": {"num_epochs": 50}}}
+
+#: what someone exploring a method wants first: two methods on one of the benchmark's inputs
+QUICK = {"datasets": ["clusters"], "methods": ["PCA", "UMAP"], "seeds": 1}
+QUICK_TARGETS = ["aggregate"]
+
+#: strings that Hydra (behind ``dvc exp run -S``) reads as something else when unquoted
+HYDRA_WORDS = {"true", "false", "null", "inf", "nan"}
 
 
 def small_supplements(params: dict) -> dict:
@@ -36,17 +59,117 @@ def small_supplements(params: dict) -> dict:
 
 
 def kick(params: dict) -> dict:
-    params = {**params, "seeds": KICK["seeds"], "data": {**params["data"], **KICK["data"]}}
+    method_params = {**params["method_params"]}
+    for method, knobs in KICK["method_params"].items():
+        method_params[method] = {**method_params.get(method, {}), **knobs}
+    params = {**params, "seeds": KICK["seeds"], "data": {**params["data"], **KICK["data"]},
+              "method_params": method_params}
     return {**params, "supplements": small_supplements(params)}
 
 
+def quick(params: dict) -> dict:
+    return {**params, **QUICK}
+
+
+def study(params: dict, name: str) -> dict:
+    """Kick's small settings for study ``name``; the other studies keep their sections, since
+    the run's targets leave them out."""
+    small = kick(params)
+    return {**small, "supplements": {**params["supplements"],
+                                     name: small["supplements"][name]}}
+
+
+def study_names(params: dict) -> list[str]:
+    return list(small_supplements(params))
+
+
+def resolve(words: list[str], params: dict):
+    """The profile function that ``words`` names (``["kick"]``, ``["study", "noise_dims"]``);
+    exits 2 with one line listing the known names when there is none."""
+    studies = study_names(params)
+    if words in (["kick"], ["quick"]):
+        return kick if words == ["kick"] else quick
+    if len(words) == 2 and words[0] == "study" and words[1] in studies:
+        return lambda p: study(p, words[1])
+    print(f"profiles.py: unknown profile {' '.join(words)!r}; profiles: kick, quick, "
+          f"study NAME (NAME one of {', '.join(studies)})", file=sys.stderr)
+    sys.exit(2)
+
+
+def targets(words: list[str], pipeline: dict) -> list[str]:
+    """The stages a profile's ``dvc exp run`` needs (DVC runs what they depend on): the whole
+    pipeline for kick, the ranking table for quick, a study's score stages for a study."""
+    if words == ["quick"]:
+        return QUICK_TARGETS
+    if words[0] == "study":
+        stages = pipeline["stages"]
+        pairs = [f"supplement_score@{pair}"
+                 for pair, item in stages["supplement_score"]["foreach"].items()
+                 if item["study"] == words[1]]
+        return pairs or [f"{words[1]}_score"]
+    return []
+
+
+def hydra_value(value) -> str:
+    """``value`` as Hydra's override grammar reads it back, with no whitespace (the flags pass
+    through the shell's word splitting unquoted)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return "inf" if value == float("inf") else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        plain = re.fullmatch(r"[A-Za-z_][\w.-]*", value) and value.lower() not in HYDRA_WORDS
+        return value if plain else json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ",".join(hydra_value(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{key}:{hydra_value(item)}" for key, item in value.items()) + "}"
+    raise TypeError(f"no -S form for {value!r}")
+
+
+def flags(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """The ``dvc exp run -S`` overrides that turn ``old`` into ``new``: changed leaves, added
+    keys (``+``) and removed ones (``~``); lists are replaced whole, as DVC does."""
+    found = []
+    for key, value in new.items():
+        path = f"{prefix}{key}"
+        if key not in old:
+            found.append(f"+{path}={hydra_value(value)}")
+        elif isinstance(value, dict) and isinstance(old[key], dict):
+            found += flags(old[key], value, f"{path}.")
+        elif type(value) is not type(old[key]) or value != old[key]:
+            found.append(f"{path}={hydra_value(value)}")
+    return found + [f"~{prefix}{key}" for key in old if key not in new]
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in {"kick"}:
-        print("usage: python tools/profiles.py kick PARAMS.yaml", file=sys.stderr)
+    parser = argparse.ArgumentParser(
+        description="Named parameter profiles: rewrite a params file, or print the same "
+                    "changes as `dvc exp run` flags and the stages the run needs.")
+    parser.add_argument("--params", type=Path, default=Path("params.yaml"),
+                        help="the params file to rewrite or to diff against (default "
+                             "params.yaml)")
+    parser.add_argument("action", choices=("apply", "flags", "targets"),
+                        help="apply: rewrite --params in place; flags: print the -S flags; "
+                             "targets: print the stages the profile's run needs")
+    parser.add_argument("profile", nargs="+",
+                        help="kick, quick or study NAME (NAME: a supplement study)")
+    args = parser.parse_args(argv)
+    try:
+        params = yaml.safe_load(args.params.read_text())
+    except OSError as exc:
+        print(f"profiles.py: cannot read {args.params}: {exc.strerror}", file=sys.stderr)
         return 2
-    path = Path(argv[1])
-    params = kick(yaml.safe_load(path.read_text()))
-    path.write_text(yaml.safe_dump(params, sort_keys=False))
+    profile = resolve(args.profile, params)
+    if args.action == "apply":
+        args.params.write_text(yaml.safe_dump(profile(params), sort_keys=False))
+    elif args.action == "flags":
+        print(" ".join(f"-S {flag}" for flag in flags(params, profile(params))))
+    else:
+        pipeline = yaml.safe_load((args.params.parent / "dvc.yaml").read_text())
+        print(" ".join(targets(args.profile, pipeline)))
     return 0
 
 

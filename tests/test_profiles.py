@@ -1,0 +1,69 @@
+"""tools/profiles.py: each profile's `dvc exp run` flags give the params its rewrite gives,
+every profile is valid params, its targets are stages of dvc.yaml, and a wrong name is refused."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+from dvc.repo import Repo
+from dvc.utils.hydra import apply_overrides
+
+from drfidelity.core.params import parse_params
+from pipeline_helpers import REPO
+
+PROFILES = [["kick"], ["quick"]] + [["study", name] for name in
+                                    yaml.safe_load((REPO / "params.yaml").read_text())
+                                    ["supplements"]]
+
+
+def profiles_cli(*args: str, cwd=REPO) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "tools" / "profiles.py"), *args],
+                          cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=" ".join)
+def test_flags_give_the_rewritten_params(profile, tmp_path):
+    """DVC's own -S machinery on the printed flags writes what `apply` writes."""
+    shutil.copy(REPO / "params.yaml", tmp_path / "params.yaml")
+    printed = profiles_cli("flags", *profile).stdout.split()
+    assert printed[::2] == ["-S"] * (len(printed) // 2) and len(printed) % 2 == 0, printed
+    assert printed, "a profile that changes nothing"
+    apply_overrides(tmp_path / "params.yaml", printed[1::2])
+    by_flags = yaml.safe_load((tmp_path / "params.yaml").read_text())
+
+    shutil.copy(REPO / "params.yaml", tmp_path / "params.yaml")
+    done = profiles_cli("--params", str(tmp_path / "params.yaml"), "apply", *profile)
+    assert done.returncode == 0, done.stderr
+    rewritten = yaml.safe_load((tmp_path / "params.yaml").read_text())
+    assert by_flags == rewritten
+    parse_params(rewritten)  # raises ParamsError on anything the stages would refuse
+
+
+@pytest.fixture(scope="module")
+def stage_names() -> set[str]:
+    return {stage.addressing for stage in Repo(str(REPO)).index.stages}
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=" ".join)
+def test_targets_are_stages(profile, stage_names):
+    targets = profiles_cli("targets", *profile).stdout.split()
+    assert set(targets) <= stage_names
+    assert bool(targets) == (profile != ["kick"])  # kick runs the whole pipeline
+
+
+@pytest.mark.parametrize("words", [["slow"], ["study"], ["study", "nope"], ["kick", "x"]])
+def test_an_unknown_profile_is_one_line_with_the_known_ones(words):
+    done = profiles_cli("flags", *words)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1
+    assert "profiles: kick, quick, study NAME (NAME one of addplot," in done.stderr
+
+
+def test_a_missing_params_file_is_one_line(tmp_path):
+    done = profiles_cli("--params", str(tmp_path / "none.yaml"), "flags", "quick")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "cannot read" in done.stderr
