@@ -4,14 +4,16 @@
 # Usage: tools/image-check.sh           build, then check the image (about 20 min on 2 cores)
 #        tools/image-check.sh --full    the same, plus the full `verify` (about an hour more)
 #        tools/image-check.sh --list    print the commands of docker/README.md's blocks: block
-#                                       number, `run` (always) or `full` (only --full), command
+#                                       number, `run` (always), `throwaway` (with CI set, or
+#                                       --full) or `full` (only --full), command
 #
 # Every ```sh block of docker/README.md is a reviewer's command, and this runs each one as
 # written, in the order written, from the root of this checkout: the build (`make image`)
 # first, then the rest (with `docker` being tools/podman/docker where no docker engine works, and
 # IMPORTS set to ../shared/dvc-remote, the previous release's DVC objects, mounted read-only).
-# A block fails the check when it exits non-zero. Two blocks wait for --full: the full `verify`
-# (the default word; an hour on 2 cores) and the DVC experiment (it changes the working tree). Between the build and the other blocks, checks of what a
+# A block fails the check when it exits non-zero. The full `verify` (the default word; an hour
+# on 2 cores) waits for --full; the DVC experiment (it changes the working tree) runs where CI is
+# set (CI checks a clean clone it then throws away) or with --full. Between the build and the other blocks, checks of what a
 # reviewer does not type: the installed packages equal the lock, an unknown first word is an
 # error that lists the words, a checkout the --user uid cannot write is refused in one line, and
 # a --user uid without a passwd entry writes its files as itself into a mounted folder and
@@ -45,10 +47,14 @@ commands() { sed -e ':a' -e '/\\$/N; s/\\\n *//; ta' "$1" | grep -v -e '^#' -e '
 # Its first comment (what it does) or else its first command, for the log.
 title() { { grep -m1 '^# ' "$1" | sed 's/^# //' || commands "$1" | head -1; } | cut -c1-100; }
 # `full`: the block runs the image's default word (a `docker run` line ending at the tag), the
-# hour-long full verify, or a DVC experiment (it changes the working tree the other blocks use).
+# hour-long full verify. `throwaway`: a DVC experiment, which changes the working tree it runs
+# in: it runs where that checkout is thrown away afterwards (CI's clean clone: CI is set) or
+# with --full.
 tier() {
-    if commands "$1" | grep -Eq -e "^docker run .* ${image}\$" -e " ${image} dvc exp run( |\$)"; then
+    if commands "$1" | grep -Eq "^docker run .* ${image}\$"; then
         echo full
+    elif commands "$1" | grep -Eq " ${image} dvc exp run( |\$)"; then
+        echo throwaway
     else
         echo run
     fi
@@ -145,8 +151,13 @@ say "ok in $((SECONDS - began)) s"
 # --- the rest of the README, in order ---------------------------------------------------------
 for block in "${blocks[@]}"; do
     [[ "$block" == "${builds[0]}" ]] && continue
-    if [[ "$(tier "$block")" == full && "$mode" != --full ]]; then
+    tier="$(tier "$block")"
+    if [[ "$tier" == full && "$mode" != --full ]]; then
         say "not run without --full: $(title "$block")"
+        continue
+    fi
+    if [[ "$tier" == throwaway && "$mode" != --full && -z "${CI:-}" ]]; then
+        say "not run on a checkout that is kept (set CI, or --full): $(title "$block")"
         continue
     fi
     run_block "$block"
