@@ -189,5 +189,5 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
 
     assert "toy_per_run.csv" in {table.per_run for table in tables()}
     items = wiring.items()
-    assert items["studies"]["toy"]["maps"] == wiring.MANIFEST
+    assert items["studies"]["toy"]["maps"] == ["src/drfidelity/studies/toy.py"] * 2
     assert items["tables"]["toy"]["study"] == "toy"

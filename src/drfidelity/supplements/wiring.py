@@ -4,9 +4,10 @@ registry, so that adding a study needs no edit of ``dvc.yaml``.
 ``python -m drfidelity.supplements.wiring > studies.yaml`` writes it again;
 ``tests/test_study_registry.py`` fails while the committed file differs. DVC lists have one
 length, so each study's variable parts are padded: ``reads`` (the shared params keys it reads)
-with ``methods``, which every study reads and DVC records once; ``maps`` and ``helper`` (a
-private module of ``studies/`` the study's module imports, e.g. the sweeps' ``_sweep.py``)
-with a dep the stage has anyway (DVC lists a dep twice harmlessly).
+with ``methods``, which every study reads and DVC records once; ``maps`` (its toorPIA maps
+folder and the manifest they are checked against) and ``helper`` (a private module of
+``studies/`` the study's module imports, e.g. the sweeps' ``_sweep.py``) with the study's own
+module, a dep the stage has anyway (DVC lists a dep twice harmlessly).
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ CODE = "src/drfidelity/studies"
 MANIFEST = "external_embeddings.manifest.json"
 
 
+def own_module(name: str) -> str:
+    return f"{CODE}/{name}.py"
+
+
 def helper(name: str) -> str:
     """The private module of ``studies/`` that study ``name``'s module imports, or its own
     module (padding) when it imports none."""
@@ -40,7 +45,7 @@ def helper(name: str) -> str:
                       and node.module.startswith("drfidelity.studies._")})
     if len(private) > 1:
         raise ValueError(f"study {name} imports {private}: dvc.yaml has one helper slot")
-    return f"{CODE}/{private[0] if private else name}.py"
+    return f"{CODE}/{private[0]}.py" if private else own_module(name)
 
 
 def items() -> dict[str, dict]:
@@ -52,7 +57,8 @@ def items() -> dict[str, dict]:
             raise ValueError(f"study {spec.name} reads {len(spec.reads)} shared keys: "
                              f"dvc.yaml has {READS} slots")
         reads = [*spec.reads, *["methods"] * (READS - len(spec.reads))]
-        maps = f"external_maps/{spec.maps}" if spec.maps else MANIFEST
+        maps = ([f"external_maps/{spec.maps}", MANIFEST] if spec.maps
+                else [own_module(spec.name)] * 2)
         code = helper(spec.name)
         studies[spec.name] = {"maps": maps, "helper": code, "reads": reads}
         for pair in spec.tables:
