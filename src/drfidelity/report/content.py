@@ -296,16 +296,6 @@ def glossary(params: Params) -> tuple[str, ...]:
         "stress fidelity, 1 − stress over all pairs, stress = √(Σ(a − αb)² ÷ Σa²) with a the "
         "ambient and b the map distances and α the best scale.",
         *study_glossary(params),
-        "**anomaly distance ÷ bulk radius**: an added anomaly's distance from the map's "
-        "centre over the median radius of the fitted bulk (above 1 = outside); "
-        "**attribution**: its direction points at its source cluster; **bulk-control ratio**: "
-        "how far fresh normal points land, relative to the map's spread, over the same in the "
-        "data (1 = ideal).",
-        "**outlier factor**: the outliers' distance from the bulk's centre in units of the "
-        "bulk's radius of gyration; **minority fraction**: the minority's share of the points.",
-        "**kNN accuracy / skill**: leave-one-out k-nearest-neighbour label accuracy in the map; "
-        "skill = (accuracy − chance) ÷ (the same classifier's accuracy on the raw data − "
-        "chance).",
         f"**gap ratio / torn**: the smallest radius at which two neighbouring states connect "
         "through their bridge in the map, over their centroid distance; torn above "
         f"{fixed(TORN_RATIO)}.",

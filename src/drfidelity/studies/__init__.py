@@ -3,8 +3,8 @@
 A study is the module ``drfidelity.studies.<name>`` with its :class:`~.spec.StudySpec` as
 ``SPEC``; its name in :data:`drfidelity.core.registry.STUDY_NAMES` registers it. A module is
 imported when its spec is first looked up, so the stage of one study loads that study alone
-(its ``dvc.yaml`` code dep is ``src/drfidelity/studies/<name>.py``). The generic stages are
-:mod:`.embedding`, :mod:`.scoring` and :mod:`.tables`.
+(its ``dvc.yaml`` code dep is ``src/drfidelity/studies/<name>.py``). The stages that run
+them are generic: :mod:`drfidelity.supplements`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,6 @@ from drfidelity.core import registry
 
 if TYPE_CHECKING:
     from .spec import StudySpec
-
-
-def study_names() -> tuple[str, ...]:
-    return registry.STUDY_NAMES
 
 
 def study(name: str) -> StudySpec:

@@ -52,7 +52,7 @@ class Sweep:
 
 def sweep_spec(sweep: Sweep, *, value_range: tuple[float, float | None, bool], reads,
                report_order: int, tie_sensitive: bool = False, paper_figures=(),
-               more_figures: Callable | None = None,
+               glossary: Callable | None = None, more_figures: Callable | None = None,
                more_section: Callable | None = None) -> StudySpec:
     """The spec of ``sweep``; ``more_figures(params, root, drawn, kit)`` and
     ``more_section(s, kit)`` add what one sweep draws beyond the curves."""
@@ -126,4 +126,4 @@ def sweep_spec(sweep: Sweep, *, value_range: tuple[float, float | None, bool], r
         inputs=inputs, readouts=readouts, tabulate=tabulate, tables=(pair,), reads=reads,
         maps=sweep.cache, stage_words=stage_words, report_order=report_order,
         report_tables=(pair.aggregated,), figures=figures, section=section,
-        new_methods=frozenset({"DREAMS"}), paper_figures=paper_figures)
+        new_methods=frozenset({"DREAMS"}), paper_figures=paper_figures, glossary=glossary)

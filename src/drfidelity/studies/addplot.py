@@ -161,6 +161,14 @@ def macros(s, kit) -> list[str]:
     return [kit.macro("AddplotDetected", text or "none")]
 
 
+def glossary(params: Params) -> tuple[str, ...]:
+    return ("**anomaly distance ÷ bulk radius**: an added anomaly's distance from the map's "
+            "centre over the median radius of the fitted bulk (above 1 = outside); "
+            "**attribution**: its direction points at its source cluster; **bulk-control "
+            "ratio**: how far fresh normal points land, relative to the map's spread, over the "
+            "same in the data (1 = ideal).",)
+
+
 STAGE_WORDS = "the add-plot supplement stage"
 
 SPEC = StudySpec(
@@ -173,5 +181,6 @@ SPEC = StudySpec(
     stage_words=STAGE_WORDS, report_order=30,
     report_tables=(PAIR.aggregated, PAIR.per_run),
     figures=figures, section=section, paper_tables=paper_tables, macros=macros,
+    glossary=glossary,
     paper_figures=("basemap_addplot_gallery",),
 )

@@ -207,6 +207,12 @@ def section(s, kit) -> list:
     return blocks
 
 
+def glossary(params: Params) -> tuple[str, ...]:
+    return ("**kNN accuracy / skill**: leave-one-out k-nearest-neighbour label accuracy in the "
+            "map; skill = (accuracy − chance) ÷ (the same classifier's accuracy on the raw data "
+            "− chance).",)
+
+
 STAGE_WORDS = "the noise-dimensions stage"
 
 SPEC = StudySpec(
@@ -218,5 +224,5 @@ SPEC = StudySpec(
     check=check, inputs=inputs, readouts=readouts, tabulate=tabulate, tables=PAIRS,
     table_of=table_of, reads=("data.n",), maps=NAME, stage_words=STAGE_WORDS,
     report_order=50, report_tables=(GENERIC.aggregated, EMBEDDING.aggregated),
-    figures=figures, section=section, paper_figures=("dimension_curve",),
+    figures=figures, section=section, paper_figures=("dimension_curve",), glossary=glossary,
 )

@@ -2,11 +2,19 @@
 (:class:`TablePair`), with the helpers every study shares.
 
 A study module imports this module, :mod:`drfidelity.core` and :mod:`drfidelity.jobs.job`
-only. What it needs from a heavier layer (the data generators, the metric engine, the
-aggregation, the report's building blocks, the figure painters) is handed to it as a ``kit``
-by the stage that calls it, so the code closure of the study's embedding stage stays its own
-module and never includes the metrics or the report (an edit to the report then reruns no
-embedding).
+only. What it needs from a heavier layer is handed to it by the stage that calls it, so the
+code closure of the study's embedding stage stays its own module and never includes the
+metrics or the report (an edit to the report then reruns no embedding):
+
+- ``Config.build(data)``: :mod:`drfidelity.datasets.inputs` (the generators);
+- ``readouts``/``tabulate(..., kit)``: :data:`drfidelity.supplements.scoring.KIT` (the
+  metric engine's ``Reference``, ``metric("<module>.<name>")``, the aggregations);
+- ``figures(..., kit)``: :data:`drfidelity.pipeline.supplement_figures.KIT` (the painters of
+  :mod:`drfidelity.report.supplement_figures` as ``kit.draw``, loaders, headings);
+- ``section``/``paper_tables``/``macros(s, kit)``: :mod:`drfidelity.report.kit` (document
+  blocks, table cells and marks, LaTeX helpers, readers of an aggregated table), with ``s``
+  the report's :class:`~drfidelity.report.supplements.Supplements` (tables, figure facts,
+  params).
 """
 
 from __future__ import annotations

@@ -25,6 +25,15 @@ SWEEP = Sweep(
     axis_label="outlier factor (× bulk radius of gyration, log scale)",
 )
 
-SPEC = sweep_spec(SWEEP, value_range=(0, None, True),
+
+
+def glossary(params) -> tuple[str, ...]:
+    """Both sweeps' knobs in one bullet (the report's glossary states them together)."""
+    return ("**outlier factor**: the outliers' distance from the bulk's centre in units of the "
+            "bulk's radius of gyration; **minority fraction**: the minority's share of the "
+            "points.",)
+
+
+SPEC = sweep_spec(SWEEP, value_range=(0, None, True), glossary=glossary,
                   reads=("data.n", "data.d", "data.seed", "dataset_params.outliers"),
                   report_order=40, tie_sensitive=True, paper_figures=(SWEEP.figure_key,))
