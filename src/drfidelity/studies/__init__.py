@@ -31,9 +31,11 @@ def all_studies() -> Iterator[StudySpec]:
 
 
 def table_pair(target: str) -> tuple[StudySpec, str]:
-    """(spec, stem) of a score target ``<study>/<stem>`` (e.g. ``noise_dims/dimsweep``),
-    loading that study alone."""
+    """(spec, stem) of a score target ``<study>/<stem>``, loading that study alone."""
     name, _, stem = target.partition("/")
+    if not stem:
+        raise ValueError(f"{target!r}: name a table pair as <study>/<stem> (studies.yaml "
+                         "lists them)")
     spec = study(name)
     stems = [t.stem for t in spec.tables]
     if stem not in stems:
