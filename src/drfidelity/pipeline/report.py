@@ -1,7 +1,7 @@
 """Stage ``report``: results and figure facts -> ``REPORT.md``, ``REPORT.html``,
-``paper/tables/{dataset}.tex`` (and the studies' paper tables), ``paper/macros.tex``, the paper's figures
-and the DVC metrics file ``results/headline.json`` (per method: Σ summed over the datasets and
-mean full ρ; per dataset the Σ leader).
+``paper/tables/{dataset}.tex`` (and the studies' paper tables), ``paper/macros.tex``, the
+paper's figures and the DVC metrics file ``results/headline.json`` (per method: Σ summed over
+the datasets and mean full ρ; per dataset the Σ leader).
 
 The figures stages' ``figures/{dataset}/facts.json`` and ``figures/supplements/facts.json``
 hold the numbers the captions quote; without them (figures not built) the report says so and
