@@ -115,8 +115,17 @@ def test_addplot_lists_every_method_with_the_unsupported_ones_explained():
 # ---------------------------------------------- the stages on small data (conftest's small_run)
 
 def test_every_table_is_written_with_the_published_columns(small_run, published_results):
+    from drfidelity.studies import all_studies
+
+    run_columns = {f"{pair.per_run}.csv": pair.run_columns for spec in all_studies()
+                   for pair in spec.tables}
     for name in {**PER_RUN_KEYS, **AGGREGATED_KEYS}:
         ours = read(small_run / "results" / name)
+        if ours.empty and name in run_columns:
+            # nothing to score (toorPIA's embedding arm has no map at this size): the header
+            # of the pair's declared run columns, written by its own stage alone
+            assert set(run_columns[name]) <= set(ours.columns), name
+            continue
         published = pd.read_csv(published_results / name, nrows=0)
         legacy = {c for c in published.columns if "cluster_ratio" in c or c.startswith("osp")
                   or c.startswith("iso_rank") or c.startswith("log2_osp")}
