@@ -28,7 +28,7 @@ def env() -> dict[str, str]:
 
 #: what a pipeline run needs beside src/: its definition, knobs, the toorPIA manifest, the
 #: symlinked view of external_embeddings/ that the embed stage depends on, and what git ignores.
-PIPELINE_FILES = ["dvc.yaml", "params.yaml", "external_embeddings.manifest.json",
+PIPELINE_FILES = ["dvc.yaml", "studies.yaml", "params.yaml", "external_embeddings.manifest.json",
                   "external_maps", "reference/published", ".gitignore",
                   # the later releases' rules and the link the release_diff stage reads them by
                   "releases/v1.4.0/release.yaml", "releases/v1.4.0-imports",

@@ -24,9 +24,6 @@ SRC = REPO / "src" / "drfidelity"
 #: modules that may say how a dataset is handled only through its spec
 SPEC_READERS = sorted(SRC.glob("report/*.py")) + [
     SRC / "pipeline" / f"{name}.py" for name in ("score", "figures", "report")]
-#: (module, literal) naming a supplement study (studies/registry.py), not a dataset: the
-#: label of the study's table
-STUDY_LABELS = {("supplements.py", "random_walk"), ("supplements.py", "noise_dims")}
 
 
 @pytest.mark.parametrize("name", list(DATASETS))
@@ -54,7 +51,7 @@ def dataset_literals(path: Path) -> set[str]:
 def test_stages_and_report_name_no_dataset():
     """What differs between datasets is read from their specs, never from an if on a name."""
     found = {(path.name, literal) for path in SPEC_READERS for literal in dataset_literals(path)}
-    assert found == STUDY_LABELS
+    assert found == set()
 
 
 def make_toy(n: int = 60, d: int = 6, seed: int = 0, *, spread: float = 1.0) -> Dataset:

@@ -12,6 +12,7 @@ the stage imports, or a folder holding one, so an edit elsewhere never reruns th
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -34,10 +35,15 @@ def module_file(name: str) -> Path | None:
 
 
 #: Modules that load others by name at run time, and what importing them therefore reads: the
-#: method runners call the registered wrappers (``Method.wrapper``), and a spec looked up in
-#: ``DATASETS`` imports its dataset's module (the names alone are in drfidelity.core.registry).
+#: method runners call the registered wrappers (``Method.wrapper``), a spec looked up in
+#: ``DATASETS`` imports its dataset's module (the names alone are in drfidelity.core.registry),
+#: and the studies' scoring kit hands them functions of the metric engine by name.
 LOADERS = {"drfidelity.methods.base": "drfidelity.methods",
-           "drfidelity.datasets.registry": "drfidelity.datasets"}
+           "drfidelity.datasets.registry": "drfidelity.datasets",
+           "drfidelity.supplements.scoring": "drfidelity.metrics"}
+#: The study registry loads a study's module by name: the stage of one study (a ``foreach``
+#: item of dvc.yaml) loads that study alone, any other stage every registered study.
+STUDY_LOADER = "drfidelity.studies"
 
 
 def package_modules(package: str) -> set[str]:
@@ -96,12 +102,21 @@ def imported_modules(name: str) -> set[str]:
     return {m for m in found if m.split(".")[0] == "drfidelity" and module_file(m)}
 
 
+def study_modules() -> set[str]:
+    from drfidelity.core.registry import STUDY_NAMES
+
+    return {f"drfidelity.studies.{name}" for name in STUDY_NAMES}
+
+
 def with_parents(name: str) -> set[str]:
     parts = name.split(".")
     return {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
 
 
-def closure(*entries: str) -> set[Path]:
+def closure(*entries: str, studies: set[str] | None = None) -> set[Path]:
+    """The files of the modules that ``entries`` run; the study registry loads ``studies``
+    (default: every registered study)."""
+    studies = study_modules() if studies is None else studies
     seen: set[str] = set()
     todo = [m for entry in entries for m in with_parents(entry)]
     while todo:
@@ -109,25 +124,71 @@ def closure(*entries: str) -> set[Path]:
         if name in seen:
             continue
         seen.add(name)
-        for other in imported_modules(name):
+        loaded = studies if name == STUDY_LOADER else set()
+        for other in imported_modules(name) | loaded:
             if (name, other) not in OFF_THE_STAGE_PATH:
                 todo.extend(with_parents(other))
     return {module_file(m).relative_to(REPO) for m in seen}
 
 
+def substitute(value, key: str, item: dict):
+    """``value`` (a stage definition or part of one) with ``${key}`` and ``${item...}``
+    replaced as DVC's ``foreach`` does."""
+    if isinstance(value, dict):
+        return {substitute(k, key, item): substitute(v, key, item) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute(v, key, item) for v in value]
+    if not isinstance(value, str):
+        return value
+
+    def lookup(match: re.Match) -> str:
+        path = match.group(1)
+        if path == "key":
+            return key
+        found = item
+        for part in re.findall(r"\.?(\w+)|\[(\d+)\]", path.removeprefix("item")):
+            name, index = part
+            found = found[int(index)] if index else found[name]
+        return str(found)
+
+    return re.sub(r"\$\{(key|item[^}]*)\}", lookup, value)
+
+
 def stages() -> dict[str, dict]:
-    return yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    """dvc.yaml's stages, each ``foreach`` item as a stage ``name@key`` of its own (with
+    ``study``: the study it loads) and the template of every ``foreach`` under its name."""
+    document = yaml.safe_load((REPO / "dvc.yaml").read_text())
+    variables = {}
+    for path in document.get("vars", []):
+        variables.update(yaml.safe_load((REPO / path).read_text()))
+    result = {}
+    for name, definition in document["stages"].items():
+        if "foreach" not in definition:
+            result[name] = definition
+            continue
+        result[name] = definition["do"]
+        items = variables[definition["foreach"].strip("${}")]
+        for key, item in items.items():
+            stage = substitute(definition["do"], key, item)
+            stage["study"] = item.get("study", key)
+            result[f"{name}@{key}"] = stage
+    return result
 
 
 def stage_closure(name: str) -> tuple[list[Path], set[Path]]:
     """(the stage's deps, the code its command imports)."""
     definition = stages()[name]
-    definition = definition.get("do", definition)  # a foreach stage's template
     command = definition["cmd"].split()
     assert command[:2] == ["drfidelity", "stage"], definition["cmd"]
-    assert command[2] == name, f"block {name} runs `drfidelity stage {command[2]}`"
+    assert command[2] == name.partition("@")[0], f"block {name} runs `drfidelity stage {command[2]}`"
     deps = [Path(d) for d in definition.get("deps", [])]
-    return deps, closure("drfidelity.cli", f"drfidelity.pipeline.{command[2]}")
+    studies = {f"drfidelity.studies.{definition['study']}"} if "study" in definition else None
+    return deps, closure("drfidelity.cli", f"drfidelity.pipeline.{command[2]}", studies=studies)
+
+
+#: the stages checked: every stage, each foreach item on its own (a template is checked
+#: through its items)
+CHECKED = sorted(name for name, d in stages().items() if "${" not in str(d.get("deps")))
 
 
 def test_closure_follows_relative_and_nested_imports():
@@ -137,7 +198,7 @@ def test_closure_follows_relative_and_nested_imports():
     assert "src/drfidelity/core/params.py" in files
 
 
-@pytest.mark.parametrize("name", sorted(stages()))
+@pytest.mark.parametrize("name", CHECKED)
 def test_stage_depends_on_its_whole_import_closure(name):
     deps, needed = stage_closure(name)
     missing = sorted(p.as_posix() for p in needed
@@ -145,7 +206,7 @@ def test_stage_depends_on_its_whole_import_closure(name):
     assert not missing, f"stage {name} reads code that is not among its deps: {missing}"
 
 
-@pytest.mark.parametrize("name", sorted(stages()))
+@pytest.mark.parametrize("name", CHECKED)
 def test_stage_code_deps_are_code_it_runs(name):
     deps, needed = stage_closure(name)
     unread = sorted(d.as_posix() for d in deps if d.parts[0] == "src"

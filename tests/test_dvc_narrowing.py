@@ -16,7 +16,7 @@ import yaml
 
 from pipeline_helpers import PIPELINE_FILES, REPO, import_pointers, run
 
-EMBEDDING = {"embed", "supplement_embed", "hyperparams_embed"}
+EMBEDDING = {"embed", "supplement_embed"}
 
 
 @pytest.fixture
@@ -83,5 +83,5 @@ def test_a_new_snr_leaves_the_noise_free_studies_up_to_date(pipeline):
     for table in ("random_walk", "dimsweep", "dimsweep_embedding", "sweep_outliers"):
         assert f"supplement_score@{table}" not in changed
     assert {"generate@density", "supplement_embed@addplot", "supplement_embed@sweep_minority_frac",
-            "hyperparams_embed"} <= set(changed)
+            "supplement_embed@hyperparams"} <= set(changed)
     assert changed["generate@density"] == {"params.yaml:data"}

@@ -13,6 +13,7 @@ from dvc.repo import Repo
 from dvc.utils.hydra import apply_overrides
 
 from drfidelity.core.params import parse_params
+from drfidelity.studies import study
 from pipeline_helpers import REPO
 
 PROFILES = [["kick"], ["quick"]] + [["study", name] for name in
@@ -40,7 +41,11 @@ def test_flags_give_the_rewritten_params(profile, tmp_path):
     assert done.returncode == 0, done.stderr
     rewritten = yaml.safe_load((tmp_path / "params.yaml").read_text())
     assert by_flags == rewritten
-    parse_params(rewritten)  # raises ParamsError on anything the stages would refuse
+    # raises ParamsError on anything the stages would refuse (a study's section where the
+    # study loads)
+    params = parse_params(rewritten)
+    for name in params.supplements:
+        study(name).settings(params)
 
 
 @pytest.fixture(scope="module")

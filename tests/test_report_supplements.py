@@ -16,10 +16,10 @@ from drfidelity.pipeline import supplement_figures
 from drfidelity.core.params import load_params
 from drfidelity.report.document import to_markdown
 from drfidelity.report.latex import latex_tabular
-from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, Supplements,
-                                           addplot_caption, addplot_table, bridge_table,
-                                           noise_dims_table, stability_tables,
-                                           supplement_blocks, timeseries_table)
+from drfidelity.report import kit
+from drfidelity.report.supplements import (Supplements, bridge_table, stability_tables,
+                                           supplement_blocks, tables)
+from drfidelity.studies import addplot, noise_dims, random_walk
 
 from pipeline_helpers import REPO
 from test_supplement_figures import SKIP_REASON, build_supplement_workspace
@@ -31,7 +31,22 @@ TOORPIA_ADDPLOT = ["9.702", "8.617", "1.000", "1.014", "1.730", "0.930"]
 @pytest.fixture(scope="module")
 def published(published_results) -> dict[str, pd.DataFrame]:
     folder = published_results
-    return {n: pd.read_csv(folder / f"{n}.csv", float_precision="round_trip") for n in TABLES}
+    return {n: pd.read_csv(folder / f"{n}.csv", float_precision="round_trip") for n in tables()}
+
+
+def addplot_table(aggregated, per_run):
+    frames = {"addplot_aggregated": aggregated}
+    if per_run is not None:
+        frames["addplot_per_run"] = per_run
+    return addplot.table(Supplements(frames), kit)
+
+
+def timeseries_table(aggregated):
+    return random_walk.table(aggregated, None, kit)
+
+
+def noise_dims_table(generic, embedding):
+    return noise_dims.table(generic, embedding, kit)
 
 
 def texts(table) -> dict[str, list[str]]:
@@ -49,7 +64,7 @@ def tex_rows(tex: str) -> dict[str, list[str]]:
 def test_addplot_table_lists_all_eight_methods_and_matches_the_published_cells(
         published, published_paper_tables):
     table = addplot_table(published["addplot_aggregated"], published["addplot_per_run"])
-    tex = latex_tabular(table, caption=addplot_caption(95), headers=ADDPLOT_LATEX_HEADERS)
+    tex = latex_tabular(table, caption=addplot.caption(95), headers=addplot.LATEX_HEADERS)
     ours = tex_rows(tex)
     theirs = tex_rows((published_paper_tables / "addplot.tex").read_text())
     assert list(ours) == ["PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "toorPIA"]

@@ -32,9 +32,32 @@ from test_params import DELETE, with_change
     ("supplements.addplot.deviation", 0, r"supplements.addplot.deviation must be > 0"),
     ("supplements.addplot.extra_dims", 0, r"supplements.addplot.extra_dims must be >= 1"),
 ])
-def test_supplement_ranges_are_checked_with_the_params(path, value, message):
+def test_supplement_ranges_are_checked_where_the_study_loads(path, value, message):
+    """A study's section is checked by its own schema when a stage loads the study (before
+    anything is generated), so validating params never imports a study module."""
+    from drfidelity.studies import study
+
+    params = parse_params(with_change(path, value))
     with pytest.raises(ParamsError, match=message):
-        parse_params(with_change(path, value))
+        study(path.split(".")[1]).configs(params)
+
+
+@pytest.mark.parametrize("path, value, message", [
+    ("supplements.random_walkk", {},
+     r"unknown key supplements.random_walkk \(did you mean 'random_walk'\?\)"),
+    ("supplements.addplot.n_add_bulkk", 5,
+     r"unknown key supplements.addplot.n_add_bulkk \(did you mean 'n_add_bulk'\?\)"),
+    ("supplements.hyperparams.datasets", ["densty"],
+     r"supplements.hyperparams.datasets: unknown dataset 'densty'.*density"),
+])
+def test_unknown_study_or_key_is_named_with_the_closest(path, value, message):
+    """An unknown study is refused at params load; an unknown key of a study's section (or a
+    name it lists) where the study loads; each with the closest known name."""
+    from drfidelity.studies import study
+
+    with pytest.raises(ParamsError, match=message):
+        params = parse_params(with_change(path, value))
+        study(path.split(".")[1]).configs(params)
 
 
 def test_a_missing_supplements_section_is_one_params_error():

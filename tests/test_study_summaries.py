@@ -7,18 +7,21 @@ from __future__ import annotations
 import shutil
 
 from drfidelity.core.layout import study_curve_path, study_headline_path
-from drfidelity.studies.tables import CURVES, HEADLINES, write_summaries
+from drfidelity.studies import all_studies
+from drfidelity.supplements.summaries import write_summaries
 
 from pipeline_helpers import REPO
 
 
 def test_summaries_rewritten_from_the_committed_tables_are_the_committed_files(tmp_path):
-    for table, _, _ in HEADLINES.values():
-        (tmp_path / "results").mkdir(exist_ok=True)
+    pairs = {spec.name: next(p for p in spec.tables if p.headline) for spec in all_studies()}
+    (tmp_path / "results").mkdir()
+    for pair in pairs.values():
+        table = f"{pair.aggregated}.csv"
         shutil.copy(REPO / "results" / table, tmp_path / "results" / table)
-    assert write_summaries(tmp_path) == list(HEADLINES)
-    for study in HEADLINES:
-        paths = [study_headline_path] + ([study_curve_path] if study in CURVES else [])
+    assert write_summaries(tmp_path) == list(pairs)
+    for study, pair in pairs.items():
+        paths = [study_headline_path] + ([study_curve_path] if pair.curve else [])
         for path in paths:
             ours, committed = path(tmp_path, study), path(REPO, study)
             assert ours.read_bytes() == committed.read_bytes(), committed.relative_to(REPO)

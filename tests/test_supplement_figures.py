@@ -19,7 +19,7 @@ from drfidelity.pipeline import supplement_figures as stage
 from drfidelity.core.params import load_params
 from drfidelity.report import style
 from drfidelity.report import supplement_figures as draw
-from drfidelity.report.supplements import SWEEP_OUTLIER_METRICS
+from drfidelity.studies.sweep_outlier_factor import SWEEP
 
 from pipeline_helpers import REPO
 
@@ -126,7 +126,7 @@ def test_new_rows_are_flagged_from_the_tables(drawn_root, tmp_path):
 
 def test_new_methods_are_drawn_dashed_in_their_own_colour(published_results):
     aggregated = pd.read_csv(published_results / "sweep_outliers_aggregated.csv")
-    fig = draw.sweep_curves(aggregated, "outlier_factor", SWEEP_OUTLIER_METRICS, "factor",
+    fig = draw.sweep_curves(aggregated, "outlier_factor", SWEEP.plotted, "factor",
                             new_methods=("PCC",))
     lines = {line.get_label(): line for line in fig.axes[0].get_lines() if line.get_label()[0] != "_"}
     assert lines["PCC (new)"].get_linestyle() == "--" and lines["PCA"].get_linestyle() == "-"

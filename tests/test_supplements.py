@@ -115,8 +115,17 @@ def test_addplot_lists_every_method_with_the_unsupported_ones_explained():
 # ---------------------------------------------- the stages on small data (conftest's small_run)
 
 def test_every_table_is_written_with_the_published_columns(small_run, published_results):
+    from drfidelity.studies import all_studies
+
+    run_columns = {f"{pair.per_run}.csv": pair.run_columns for spec in all_studies()
+                   for pair in spec.tables}
     for name in {**PER_RUN_KEYS, **AGGREGATED_KEYS}:
         ours = read(small_run / "results" / name)
+        if ours.empty and name in run_columns:
+            # nothing to score (toorPIA's embedding arm has no map at this size): the header
+            # of the pair's declared run columns, written by its own stage alone
+            assert set(run_columns[name]) <= set(ours.columns), name
+            continue
         published = pd.read_csv(published_results / name, nrows=0)
         legacy = {c for c in published.columns if "cluster_ratio" in c or c.startswith("osp")
                   or c.startswith("iso_rank") or c.startswith("log2_osp")}
@@ -148,16 +157,16 @@ def test_every_study_follows_methods_and_datasets():
     """`-S datasets=[clusters]` or `-S 'methods=[PCA,UMAP]'` alone is honoured by every study:
     what they leave out is skipped with a note, never an error asking for a second override."""
     from drfidelity.core.params import parse_params
-    from drfidelity.studies.registry import STUDIES
+    from drfidelity.studies import all_studies, study
 
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
     params = parse_params({**raw, "datasets": ["clusters"], "methods": ["PCA", "UMAP"]})
-    for spec in STUDIES.values():
+    for spec in all_studies():
         methods = {job.method for config in spec.configs(params) for job in config.jobs}
         assert methods <= {"PCA", "UMAP"}, spec.name
-    hyper = STUDIES["hyperparams"]
+    hyper = study("hyperparams")
     assert [c.key for c in hyper.configs(params)] == ["clusters"]
-    assert hyper.notes(params) == ["dataset density skipped: not in `datasets`",
+    assert hyper.study_notes(params) == ["dataset density skipped: not in `datasets`",
                                    "method t-SNE skipped: not in `methods`",
                                    "method DREAMS skipped: not in `methods`"]
     none = parse_params({**raw, "datasets": ["transition"]})
@@ -192,7 +201,7 @@ def test_one_job_equals_two_jobs(small_run, tmp_path):
 def test_removing_a_method_or_a_seed_updates_every_table(small_run, tmp_path):
     root = copy_run(small_run, tmp_path / "fewer")
     set_params(root, methods=["PCA", "t-SNE"], seeds=1)
-    stale = stage(root, "supplement_score", "sweep_outliers", check=False)
+    stale = stage(root, "supplement_score", "sweep_outlier_factor/sweep_outliers", check=False)
     assert stale.returncode == 2 and "supplement_embed again" in stale.stderr
     run_commands(root, pipeline_commands(root))
     for name in PER_RUN_KEYS:
@@ -212,7 +221,10 @@ def test_removing_a_method_or_a_seed_updates_every_table(small_run, tmp_path):
 
 
 def test_unknown_or_bad_supplement_keys_are_named():
+    """An unknown study at params load; a bad key or value of a study's section where the
+    study loads (before any input is built)."""
     from drfidelity.core.params import ParamsError, parse_params
+    from drfidelity.studies import study
 
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
     bad = [({"noise_dim": {}}, r"unknown key supplements.noise_dim \(did you mean 'noise_dims'"),
@@ -226,4 +238,5 @@ def test_unknown_or_bad_supplement_keys_are_named():
             r"perplexity")]
     for change, message in bad:
         with pytest.raises(ParamsError, match=message):
-            parse_params({**raw, "supplements": {**raw["supplements"], **change}})
+            params = parse_params({**raw, "supplements": {**raw["supplements"], **change}})
+            study(next(iter(change))).configs(params)

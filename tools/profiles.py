@@ -96,17 +96,16 @@ def resolve(words: list[str], params: dict):
     sys.exit(2)
 
 
-def targets(words: list[str], pipeline: dict) -> list[str]:
+def targets(words: list[str], tables: dict) -> list[str]:
     """The stages a profile's ``dvc exp run`` needs (DVC runs what they depend on): the whole
-    pipeline for kick, the ranking table for quick, a study's score stages for a study."""
+    pipeline for kick, the ranking table for quick, a study's score stages for a study
+    (``tables``: the table pairs of studies.yaml, which dvc.yaml's ``supplement_score``
+    loops over)."""
     if words == ["quick"]:
         return QUICK_TARGETS
     if words[0] == "study":
-        stages = pipeline["stages"]
-        pairs = [f"supplement_score@{pair}"
-                 for pair, item in stages["supplement_score"]["foreach"].items()
-                 if item["study"] == words[1]]
-        return pairs or [f"{words[1]}_score"]
+        return [f"supplement_score@{pair}" for pair, item in tables.items()
+                if item["study"] == words[1]]
     return []
 
 
@@ -168,8 +167,8 @@ def main(argv: list[str]) -> int:
     elif args.action == "flags":
         print(" ".join(f"-S {flag}" for flag in flags(params, profile(params))))
     else:
-        pipeline = yaml.safe_load((args.params.parent / "dvc.yaml").read_text())
-        print(" ".join(targets(args.profile, pipeline)))
+        studies = yaml.safe_load((args.params.parent / "studies.yaml").read_text())
+        print(" ".join(targets(args.profile, studies["tables"])))
     return 0
 
 

@@ -31,13 +31,14 @@ def build_parser() -> argparse.ArgumentParser:
         "stage", parents=[common], help="run one pipeline stage (what dvc.yaml calls)",
         description="Run one stage of the DVC pipeline with the values of params.yaml. "
                     "generate/embed/score/figures take a dataset name, supplement_embed a "
-                    "study and supplement_score one of a study's table pairs (the stems of "
-                    "its results files; dvc.yaml lists both); the other stages take none. "
+                    "study (src/drfidelity/studies/<study>.py) and supplement_score one of a "
+                    "study's table pairs as <study>/<stem> (the stem of its results files; "
+                    "studies.yaml lists both); the other stages take none. "
                     "Always runs in exact numerics (see drfidelity.core.runtime).")
     stage.add_argument("name", choices=STAGES)
     stage.add_argument("dataset", nargs="?", metavar="target",
                        help="dataset name (generate, embed, score, figures), study "
-                            "(supplement_embed) or table pair (supplement_score)")
+                            "(supplement_embed) or <study>/<stem> (supplement_score)")
     stage.add_argument("--params", type=Path, default=Path("params.yaml"),
                        help="parameter file (default: params.yaml)")
     stage.add_argument("--jobs", type=int, default=None,

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from drfidelity.studies import all_studies
+
 EXACT_METHODS = ("PCA", "Isomap", "t-SNE", "toorPIA", "toorPIA-embedding")
-#: columns that no implementation can reproduce exactly on the clean outlier sweep: its data
-#: hold exact ties (all outlier pairs equally separated, outliers equidistant from the bulk),
-#: so neighbour ranks, isolation ranks and outlier-pair rho follow how rounding breaks them,
-#: and PCA/Isomap place the outliers on the bulk centroid, so their 2-D pair angles are noise
-TIE_SENSITIVE = {"sweep_outliers_per_run.csv", "sweep_outliers_aggregated.csv"}
+#: columns that no implementation can reproduce exactly on clean data with exact ties (a
+#: study's ``tie_sensitive`` table pairs, e.g. the outlier sweep: all outlier pairs equally
+#: separated, outliers equidistant from the bulk), so neighbour ranks, isolation ranks and
+#: outlier-pair rho follow how rounding breaks them, and PCA/Isomap place the outliers on the
+#: bulk centroid, so their 2-D pair angles are noise
 TIE_COLUMNS = re.compile(r"^(trust_k|cont_k|recall_k|iso_rank|pair_angle_2d|outlier_shepard)")
 ROW_INFO = {"stochastic", "n", "d", "supported", "note", "new", "snr", "n_runs", "injected",
             "mean", "std", "ci_lo", "ci_hi"}
@@ -31,32 +33,28 @@ ROW_INFO = {"stochastic", "n", "d", "supported", "note", "new", "snr", "n_runs",
 @dataclass(frozen=True)
 class Table:
     """A per-run table, the columns that identify a run, and its aggregated counterpart with
-    the columns that identify a median (None: the table has no aggregated form)."""
+    the columns that identify a median (None: the table has no aggregated form), and whether
+    its neighbour-rank columns are tie-sensitive (:data:`TIE_COLUMNS`)."""
 
     per_run: str
     keys: tuple[str, ...]
     aggregated: str | None = None
     group: tuple[str, ...] = ()
+    tie_sensitive: bool = False
 
 
-TABLES = (
-    Table("metrics_per_run.csv", ("dataset", "method", "seed"), "metrics_aggregated.csv",
-          ("dataset", "method", "metric")),
-    Table("addplot_per_run.csv", ("method", "seed"), "addplot_aggregated.csv",
-          ("method", "metric")),
-    Table("random_walk_per_run.csv", ("method", "seed"), "random_walk_aggregated.csv",
-          ("method", "metric")),
-    Table("sweep_outliers_per_run.csv", ("outlier_factor", "method", "seed"),
-          "sweep_outliers_aggregated.csv", ("method", "outlier_factor", "metric")),
-    Table("sweep_populations_per_run.csv", ("minority_frac", "method", "seed"),
-          "sweep_populations_aggregated.csv", ("method", "minority_frac", "metric")),
-    Table("dimsweep_per_run.csv", ("dim", "data_seed", "method", "seed"),
-          "dimsweep_aggregated.csv", ("method", "dim", "metric")),
-    Table("dimsweep_embedding_per_run.csv", ("dim", "data_seed", "method", "seed"),
-          "dimsweep_embedding_aggregated.csv", ("method", "dim", "metric")),
-    Table("hyperparam_sensitivity_per_run.csv", ("dataset", "method", "knob", "value", "seed"),
-          "hyperparam_sensitivity_aggregated.csv",
-          ("dataset", "method", "knob", "value", "metric")),
+def tables() -> tuple[Table, ...]:
+    """The main benchmark's tables, then every study's table pairs, then the main
+    benchmark's stability and bridge gaps."""
+    studies = tuple(Table(f"{p.per_run}.csv", p.compare_keys, f"{p.aggregated}.csv",
+                          p.compare_group, p.tie_sensitive)
+                    for spec in all_studies() for p in spec.tables)
+    return (MAIN,) + studies + MAIN_EXTRAS
+
+
+MAIN = Table("metrics_per_run.csv", ("dataset", "method", "seed"), "metrics_aggregated.csv",
+             ("dataset", "method", "metric"))
+MAIN_EXTRAS = (
     Table("stability.csv", ("dataset", "method")),
     Table("bridge_gaps.csv", ("method", "seed", "bridge")),
 )
@@ -71,10 +69,16 @@ def tolerance(column: str) -> float:
     return 1e-6 if "angle" in column else 1e-9
 
 
+def tie_sensitive() -> set[str]:
+    """The file names of the tie-sensitive tables."""
+    return {name for table in tables() if table.tie_sensitive
+            for name in (table.per_run, table.aggregated)}
+
+
 def exempt(table: str, column: str) -> bool:
     """Whether ``column`` (a per-run column, or an aggregated table's metric) of ``table`` is
     tie-sensitive, hence compared but never held to the exact tolerance."""
-    return table in TIE_SENSITIVE and bool(TIE_COLUMNS.match(column))
+    return table in tie_sensitive() and bool(TIE_COLUMNS.match(column))
 
 
 def _read(path) -> pd.DataFrame:
@@ -131,7 +135,7 @@ def verdict(method: str, row: dict) -> str:
     if method in EXACT_METHODS:
         if row["beyond"] == 0:
             ties = (f" except the tie-sensitive columns of clean data (max |diff| "
-                    f"{row['max_abs_diff']:.3g})" if row["table"] in TIE_SENSITIVE
+                    f"{row['max_abs_diff']:.3g})" if row["table"] in tie_sensitive()
                     and row["max_abs_diff"] > 1e-6 else "")
             return f"exact: every cell within {tolerance('x'):g} (angles 1e-6){ties}{note}"
         return f"DIFFERS: {row['beyond']} cell(s) beyond tolerance, max |diff| " \
@@ -154,7 +158,7 @@ def compare(ours_dir, published_dir) -> pd.DataFrame:
     """One row per (table, method): rows and cells compared, largest difference, share of
     medians inside the published CI, and the verdict."""
     rows = []
-    for table in TABLES:
+    for table in tables():
         if not (published_dir / table.per_run).exists() or not (ours_dir / table.per_run).exists():
             continue
         ours, published = _read(ours_dir / table.per_run), _read(published_dir / table.per_run)

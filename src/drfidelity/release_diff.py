@@ -29,23 +29,27 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from drfidelity.comparison import TABLES, tolerance
+from drfidelity.comparison import tables, tolerance
 from drfidelity.core.registry import METHODS
 from drfidelity.report.ranking import composite_points, scored_keys
+from drfidelity.studies import all_studies
 
-#: per results table (its stem, before ``_per_run``/``_aggregated``), the map folders of the
-#: releases' imports behind its toorPIA rows; ``{dataset}`` is the row's dataset
-TOORPIA_MAPS = {
+#: per main results table (its stem, before ``_per_run``/``_aggregated``), the map folders of
+#: the releases' imports behind its toorPIA rows; ``{dataset}`` is the row's dataset (a study's
+#: tables say theirs: ``TablePair.release_maps``)
+MAIN_TOORPIA_MAPS = {
     "metrics": ("{dataset}/toorpia/embedding",),
     "stability": ("{dataset}/toorpia/embedding",),
     "bridge_gaps": ("transition/toorpia/embedding",),
-    "addplot": ("outliers/toorpia/embedding_basemap", "outliers/toorpia/embedding_addplot"),
-    "random_walk": ("random_walk/toorpia/embedding",),
-    "sweep_outliers": ("outliers_sweep/toorpia/embedding",),
-    "sweep_populations": ("populations_sweep/toorpia/embedding",),
-    "dimsweep": ("noise_dims/toorpia/fit",),
-    "dimsweep_embedding": ("noise_dims/toorpia/embedding",),
 }
+
+
+def toorpia_maps() -> dict[str, tuple[str, ...]]:
+    """Per results table stem, the map folders behind its toorPIA rows."""
+    return {**MAIN_TOORPIA_MAPS, **{pair.stem: pair.release_maps for spec in all_studies()
+                                    for pair in spec.tables}}
+
+
 #: the per-run columns that describe a run's input
 INPUT_COLUMNS = ("n", "d")
 TOORPIA = ("toorPIA", "toorPIA-embedding")
@@ -136,7 +140,7 @@ class _Diff:
     def maps_changed(self, table: str, row: pd.Series) -> bool:
         """Whether a map folder behind the toorPIA rows of ``table`` (for ``row``'s dataset)
         holds other files, or other bytes, in the two releases."""
-        for pattern in TOORPIA_MAPS.get(_stem(table), ()):
+        for pattern in toorpia_maps().get(_stem(table), ()):
             folder = pattern.format(dataset=row.get("dataset", ""))
             if folder not in self.folders:
                 self.folders[folder] = (_files(self.old.maps / folder)
@@ -238,7 +242,7 @@ def diff_releases(old: Release, new: Release) -> dict[str, pd.DataFrame]:
         ``inconsistencies``: what the releases publish that cannot all be true at once.
     """
     found = _Diff(old, new)
-    for table in TABLES:
+    for table in tables():
         inputs = input_changed(old, new, table.per_run)
         found.compare(table.per_run, table.keys, inputs)
         if table.aggregated:
@@ -271,7 +275,7 @@ def _summary(cells: pd.DataFrame, rows: pd.DataFrame, added: pd.DataFrame) -> pd
     merged = summary.merge(one_side, on=["table", "method", "cause"], how="outer")
     merged["cells"] = merged["cells"].fillna(0).astype(int)
     merged["rows"] = merged["rows"].fillna(0).astype(int)
-    order = {name: i for i, name in enumerate(t for table in TABLES
+    order = {name: i for i, name in enumerate(t for table in tables()
                                               for t in (table.per_run, table.aggregated) if t)}
     merged = merged.sort_values(["table", "method", "cause"], kind="stable",
                                 key=lambda c: c.map(order) if c.name == "table" else c)

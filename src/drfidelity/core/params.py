@@ -6,7 +6,10 @@ from :mod:`drfidelity.core.validation` when params are parsed. Every stage valid
 before it touches anything, so a bad value, or a key that
 is not one (``data.snrr``, a stray top-level ``seed``; the closest known key is suggested), stops
 the pipeline at its first stage with one clear message and no output changed. Every method
-hyper-parameter is checked here too, so a bad one never waits for the other jobs to run.
+hyper-parameter is checked here too, so a bad one never waits for the other jobs to run. A
+study's own section (``supplements.<study>``) is checked here for its name only; its keys and
+values against the study's schema (:func:`check_section`) where the study is loaded, so that
+no stage depends on a study module it does not run.
 """
 
 from __future__ import annotations
@@ -117,35 +120,6 @@ def parse_params(raw: dict[str, Any]) -> Params:
     )
 
 
-#: ``supplements.<study>`` keys and the type of each (a list type checks every element).
-SUPPLEMENT_KEYS: dict[str, dict[str, Any]] = {
-    "addplot": {"n_add_bulk": int, "deviation": float, "pair_offset": float,
-                "extra_dims": int},
-    "random_walk": {"n_series": int, "n_steps": int, "d": int, "step": float, "lag": int},
-    "sweep_outlier_factor": {"values": [float]},
-    "sweep_minority_frac": {"values": [float]},
-    "noise_dims": {"dims": [int], "data_seed": int, "n_principal": int, "cluster_std": float,
-                   "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int]},
-    "hyperparams": {"datasets": [str], "grid": dict},
-}
-
-
-#: ranges of the numeric ``supplements`` settings, as (low, high, low excluded); a list's bound
-#: holds for every element. Integers not listed here must be >= 0.
-SUPPLEMENT_RANGES: dict[tuple[str, str], tuple[float, float | None, bool]] = {
-    ("addplot", "deviation"): (0, None, True), ("addplot", "pair_offset"): (0, None, False),
-    ("addplot", "extra_dims"): (1, None, False),
-    ("random_walk", "n_series"): (1, None, False), ("random_walk", "n_steps"): (1, None, False),
-    ("random_walk", "d"): (1, None, False), ("random_walk", "step"): (0, None, True),
-    ("random_walk", "lag"): (1, None, False),
-    ("sweep_outlier_factor", "values"): (0, None, True),
-    ("sweep_minority_frac", "values"): (0, 0.5, True),
-    ("noise_dims", "dims"): (1, None, False), ("noise_dims", "n_principal"): (1, None, False),
-    ("noise_dims", "cluster_std"): (0, None, False),
-    ("noise_dims", "toorpia_extra_dims"): (1, None, False),
-}
-
-
 class Supplements(dict):
     """``supplements`` by study; a study missing from params.yaml is a :class:`ParamsError`
     naming it (one line from the CLI), not a KeyError."""
@@ -155,10 +129,38 @@ class Supplements(dict):
                           "needs (see the repository's params.yaml for its keys)")
 
 
-def _in_range(study: str, key: str, value: Any, where: str) -> None:
+def _supplements(raw: Any) -> dict[str, Any]:
+    """``supplements``: a mapping per registered study. Each section's keys and values are
+    checked by the study's own schema (:func:`check_section`) where the study is loaded, so
+    that validating params never imports a study module."""
+    from drfidelity.core.registry import STUDY_NAMES
+
+    if not isinstance(raw, dict):
+        raise ParamsError(f"supplements must be a mapping of study -> settings, got {raw!r}")
+    _known_keys("supplements", raw, STUDY_NAMES)
+    for study, settings in raw.items():
+        if not isinstance(settings, dict):
+            raise ParamsError(f"supplements.{study} must be a mapping, got {settings!r}")
+    return {study: dict(settings) for study, settings in raw.items()}
+
+
+def check_section(where: str, settings: dict, schema: dict[str, Any],
+                  ranges: dict[str, tuple[float, float | None, bool]]) -> dict[str, Any]:
+    """``settings`` with every key of ``schema`` present and of its type (floats may be
+    written as integers; a one-element list type checks every element) and within
+    ``ranges`` (key -> (low, high, low excluded); integers not listed must be >= 0); a bad
+    key or value is a :class:`ParamsError` naming ``where.key``."""
+    _known_keys(where, settings, schema)
+    result = {key: _typed(settings, key, kind, f"{where}.{key}") for key, kind in schema.items()}
+    for key, value in result.items():
+        _in_range(value, f"{where}.{key}", ranges.get(key, (0, None, False)))
+    return result
+
+
+def _in_range(value: Any, where: str, bounds: tuple[float, float | None, bool]) -> None:
     from drfidelity.core.validation import real
 
-    low, high, low_open = SUPPLEMENT_RANGES.get((study, key), (0, None, False))
+    low, high, low_open = bounds
     for q, item in enumerate(value if isinstance(value, list) else [value]):
         if isinstance(item, (int, float)):
             try:
@@ -166,56 +168,6 @@ def _in_range(study: str, key: str, value: Any, where: str) -> None:
                      high=high, low_open=low_open)
             except ValueError as exc:
                 raise ParamsError(str(exc)) from None
-
-
-def _supplements(raw: Any) -> dict[str, Any]:
-    """``supplements``: per study, every key present with a value of its type (floats may be
-    written as integers); the hyper-parameter study names known datasets, methods and knobs
-    (those that ``datasets`` and ``methods`` leave out are skipped by the study, with a note)."""
-    from drfidelity.core.registry import DATASET_NAMES, METHODS
-    from drfidelity.core.validation import close_match
-
-    if not isinstance(raw, dict):
-        raise ParamsError(f"supplements must be a mapping of study -> settings, got {raw!r}")
-    _known_keys("supplements", raw, SUPPLEMENT_KEYS)
-    result = {}
-    for study, settings in raw.items():
-        where = f"supplements.{study}"
-        if not isinstance(settings, dict):
-            raise ParamsError(f"{where} must be a mapping, got {settings!r}")
-        _known_keys(where, settings, SUPPLEMENT_KEYS[study])
-        result[study] = {key: _typed(settings, key, kind, f"{where}.{key}")
-                         for key, kind in SUPPLEMENT_KEYS[study].items()}
-        for key, value in result[study].items():
-            _in_range(study, key, value, f"{where}.{key}")
-    if "noise_dims" in result:
-        noise = result["noise_dims"]
-        for key in ("dims", "toorpia_extra_dims"):
-            for q, dim in enumerate(noise[key]):
-                if dim < noise["n_principal"]:
-                    raise ParamsError(f"supplements.noise_dims.{key}[{q}] must be >= n_principal"
-                                      f" = {noise['n_principal']}, got {dim}")
-    if "hyperparams" in result:
-        hyper = result["hyperparams"]
-        for name in hyper["datasets"]:
-            if name not in DATASET_NAMES:
-                raise ParamsError(f"supplements.hyperparams.datasets: unknown dataset "
-                                  f"{name!r}{close_match(name, DATASET_NAMES)}")
-        for name, knobs in hyper["grid"].items():
-            where = f"supplements.hyperparams.grid.{name}"
-            if name not in METHODS:
-                raise ParamsError(f"{where}: unknown method (known: {', '.join(METHODS)})")
-            if not isinstance(knobs, dict) or not knobs:
-                raise ParamsError(f"{where} must map knob -> list of values, got {knobs!r}")
-            for knob, values in knobs.items():
-                if not isinstance(values, list) or not values:
-                    raise ParamsError(f"{where}.{knob} must be a non-empty list, got {values!r}")
-                for value in values:
-                    try:
-                        METHODS[name].settings({knob: value}, where=where)
-                    except ValueError as exc:
-                        raise ParamsError(str(exc)) from None
-    return result
 
 
 def _typed(settings: dict, key: str, kind: Any, where: str) -> Any:

@@ -23,6 +23,10 @@ from drfidelity.core.validation import integer, known_keys, one_of, real
 #: ``drfidelity.datasets.<name>`` defining its ``SPEC``.
 DATASET_NAMES = ("density", "transition", "clusters", "outliers", "populations", "random_walk",
                  "noise_dims")
+#: The supplement studies, in the order of their stages and tables; each is the module
+#: ``drfidelity.studies.<name>`` defining its ``SPEC`` (loaded by :mod:`drfidelity.studies`).
+STUDY_NAMES = ("addplot", "random_walk", "sweep_outlier_factor", "sweep_minority_frac",
+               "noise_dims", "hyperparams")
 
 
 def clamp_perplexity(perplexity: float, n: int) -> float:

@@ -1,12 +1,12 @@
 """Stage ``report``: results and figure facts -> ``REPORT.md``, ``REPORT.html``,
-``paper/tables/{dataset}.tex`` (and ``addplot.tex``), ``paper/macros.tex``, the paper's figures
-and the DVC metrics file ``results/headline.json`` (per method: Σ summed over the datasets and
-mean full ρ; per dataset the Σ leader).
+``paper/tables/{dataset}.tex`` (and the studies' paper tables), ``paper/macros.tex``, the
+paper's figures and the DVC metrics file ``results/headline.json`` (per method: Σ summed over
+the datasets and mean full ρ; per dataset the Σ leader).
 
 The figures stages' ``figures/{dataset}/facts.json`` and ``figures/supplements/facts.json``
 hold the numbers the captions quote; without them (figures not built) the report says so and
-shows the tables only. Each supplement table (``report.supplements.TABLES``) is optional: an
-absent one makes its section a one-line "not built" note.
+shows the tables only. Each supplement table (``report.supplements.tables()``) is optional:
+an absent one makes its section a one-line "not built" note.
 """
 
 from __future__ import annotations
@@ -26,12 +26,11 @@ from drfidelity.report.document import to_html, to_markdown
 from drfidelity.metrics import bands
 from drfidelity.metrics.cluster_scale import MIN_CLUSTER_POINTS
 from drfidelity.report.figures import POINTWISE_KAPPA_S, POINTWISE_KAPPA_T, RECALL_K
-from drfidelity.report.latex import (escape, latex_macros, latex_table, latex_tabular,
-                                     setup_macros)
-from drfidelity.report.paper import PAPER_FIGURES, PAPER_SUPPLEMENT_FIGURES, paper_title
-from drfidelity.report.supplements import (ADDPLOT_LATEX_HEADERS, TABLES, TORN_RATIO,
-                                           Supplements, addplot_caption, addplot_table,
-                                           random_walk_lag, supplement_macros)
+from drfidelity.report.latex import escape, latex_macros, latex_table, setup_macros
+from drfidelity.report.paper import PAPER_FIGURES, paper_title
+from drfidelity.report.supplements import (TORN_RATIO, Supplements, supplement_macros,
+                                           supplement_paper_figures, supplement_paper_tables,
+                                           tables as supplement_tables)
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.core.storage import atomic_write
@@ -83,16 +82,17 @@ def paper_constants(params: Params) -> dict[str, object]:
     }
 
 
-def load_supplements(root: Path, lag: int | None) -> Supplements:
+def load_supplements(root: Path, params: Params) -> Supplements:
     """The supplement and scale-study tables that exist and the supplement figures' facts
-    (if drawn); ``lag``: the random walks' near-in-time lag."""
+    (if drawn)."""
     tables = {}
-    for name in TABLES + SCALE_TABLES:
+    for name in supplement_tables() + SCALE_TABLES:
         path = results_dir(root) / f"{name}.csv"
         if path.exists():
             tables[name] = pd.read_csv(path, float_precision="round_trip")
     facts = supplement_figures_dir(root) / "facts.json"
-    return Supplements(tables, json.loads(facts.read_text()) if facts.exists() else None, lag)
+    return Supplements(tables, json.loads(facts.read_text()) if facts.exists() else None,
+                       params)
 
 
 def load_release_diffs(root: Path) -> list[tuple[str, str, dict | None]]:
@@ -121,7 +121,7 @@ def run(params: Params, root: Path) -> None:
                   f"(run `drfidelity stage figures {dataset}` first)", flush=True)
     write_text(results_dir(root) / "headline.json",
                dumps_json(headline(aggregated, params.datasets)))
-    supplements = load_supplements(root, random_walk_lag(params))
+    supplements = load_supplements(root, params)
     inputs = Inputs(params, aggregated, skipped, facts, supplements, load_release_diffs(root))
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
@@ -132,12 +132,7 @@ def run(params: Params, root: Path) -> None:
     tables = {f"{dataset}.tex": latex_table(f["table"], title=paper_title(dataset, params),
                                             caption_note=caption_note(params, f["skipped"]))
               for dataset, f in found["datasets"].items()}
-    if "addplot_aggregated" in supplements.tables:
-        tables["addplot.tex"] = latex_tabular(
-            addplot_table(supplements.tables["addplot_aggregated"],
-                          supplements.tables.get("addplot_per_run")),
-            caption=addplot_caption(100 * (1 - params.bootstrap.alpha)),
-            headers=ADDPLOT_LATEX_HEADERS)
+    tables.update(supplement_paper_tables(supplements, params))
     skipped_text = ("; ".join(f"{escape(r.method)} on {escape(r.dataset)} ({escape(r.reason)})"
                               for r in skipped.itertuples()) or "none")
     figures = {}
@@ -145,7 +140,7 @@ def run(params: Params, root: Path) -> None:
         if dataset in facts:
             figures[f"{dataset}_{key}.png"] = (root / facts[dataset]["files"][key]).read_bytes()
     drawn = (supplements.facts or {}).get("files", {})
-    for key in PAPER_SUPPLEMENT_FIGURES:
+    for key in supplement_paper_figures():
         if key in drawn:
             figures[f"supplement_{key}.png"] = (root / drawn[key]).read_bytes()
     tables_dir, macros, figures_dir = paper_paths(root)

@@ -1,12 +1,12 @@
 """Stage ``supplement_embed``: a study's inputs and maps -> ``data/{study}/`` and
-``embeddings/{study}/`` (:func:`drfidelity.studies.embedding.embed_study`)."""
+``embeddings/{study}/`` (:func:`drfidelity.supplements.embedding.embed_study`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from drfidelity.core.params import Params
-from drfidelity.studies.embedding import embed_study
+from drfidelity.supplements.embedding import embed_study
 
 TARGET = "study"  # what the stage runs on (see drfidelity.pipeline)
 

@@ -17,27 +17,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
-from drfidelity.core.registry import METHODS
-from drfidelity.metrics.labels import knn_label_accuracy
 from drfidelity.core.files import dumps_json, write_text
-from drfidelity.core.layout import (read_status, results_dir, study_data_dir,
-                                    study_embeddings_dir, supplement_figures_dir)
+from drfidelity.core.layout import read_status, results_dir, supplement_figures_dir
 from drfidelity.core.params import Params, snr_label
+from drfidelity.core.storage import atomic_write
 from drfidelity.datasets.registry import DATASETS
-from drfidelity.scale import CONFIG_FILE, MACHINE_FILE
 from drfidelity.report import style
-from drfidelity.report.scale import scale_figure
 from drfidelity.report import supplement_figures as draw
 from drfidelity.report.figures import dataset_heading
-from drfidelity.report.supplements import (HYPERPARAM_METRICS, KNN_K, LANDMARK_DIMS,
-                                           SWEEP_OUTLIER_METRICS, SWEEP_POPULATION_METRICS)
-from drfidelity.studies.registry import SWEEPS
-from drfidelity.core.storage import atomic_write
-from drfidelity.studies.tables import write_summaries
+from drfidelity.report.scale import scale_figure
+from drfidelity.scale import CONFIG_FILE, MACHINE_FILE
+from drfidelity.studies import all_studies
+from drfidelity.supplements.scoring import metric
+from drfidelity.supplements.summaries import write_summaries
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
@@ -92,17 +89,6 @@ def new_methods(*frames: pd.DataFrame | None) -> list[str]:
     return []
 
 
-def hyperparam_defaults(params: Params, aggregated: pd.DataFrame) -> dict[tuple[str, str], float]:
-    """(method, knob) -> the main benchmark's setting (registry default or params.yaml)."""
-    defaults = {}
-    for method, knob in aggregated[["method", "knob"]].drop_duplicates().itertuples(index=False):
-        if method in METHODS:
-            settings = {**METHODS[method].defaults, **params.method_params.get(method, {})}
-            if knob in settings:
-                defaults[(method, knob)] = float(settings[knob])
-    return defaults
-
-
 class Drawn:
     """The figures drawn so far and their facts."""
 
@@ -128,122 +114,8 @@ def main_heading(params: Params, title: str, snr: float | None = None) -> str:
                            params.d)
 
 
-def grid_dims(*frames: pd.DataFrame | None) -> list[int]:
-    """The dimensions of the noise-dims table (its landmark D that the sweep ran), so that the
-    maps grid beside it shows exactly its columns."""
-    ran = set().union(*(set(f["dim"].astype(int)) for f in frames if f is not None))
-    return sorted(ran & set(LANDMARK_DIMS))
-
-
-def _addplot(params: Params, root: Path, drawn: Drawn) -> None:
-    data = _arrays(study_data_dir(root, "addplot"), "labels_fit", "add_anchor")
-    found = lowest_seed_maps(study_embeddings_dir(root, "addplot"), ("_fit", "_add"))
-    if data is None or found is None:
-        return
-    maps, seeds, skipped = found
-    drawn.add("basemap_addplot_gallery",
-              draw.addplot_gallery(data["labels_fit"], data["add_anchor"], maps, seeds, skipped),
-              main_heading(params, f"Add-plot on {DATASETS['outliers'].title.lower()}"),
-              skipped=skipped)
-
-
-def _random_walk(root: Path, drawn: Drawn) -> None:
-    data = _arrays(study_data_dir(root, "random_walk"), "X", "series", "t")
-    if data is None:
-        return
-    series, (n, d) = data["series"], data["X"].shape
-    count = len(np.unique(series))
-    heading = dataset_heading(f"Random walks, {count} series × {n // count} steps, noise-free",
-                              snr_label(float("inf")), n, d)
-    fig, facts = draw.geometry_explainer(data["X"], series, data["t"])
-    drawn.add("geometry_explainer", fig, heading, **facts)
-    found = lowest_seed_maps(study_embeddings_dir(root, "random_walk"))
-    if found is not None:
-        maps, seeds, skipped = found
-        drawn.add("trajectory_gallery",
-                  draw.trajectory_gallery(series, data["t"], maps, seeds, skipped), heading,
-                  draw.trajectory_caption, skipped=skipped)
-
-
-def _sweep_heading(params: Params, knob: str, value: float | None = None) -> str:
-    """The heading of a sweep's figures: its dataset, its noise (clean or data.snr)."""
-    dataset, _, _, noised = SWEEPS[knob]
-    title = DATASETS[dataset].title + ("" if value is None else f", {knob} = {value:g}")
-    return main_heading(params, title, params.snr if noised else float("inf"))
-
-
-def _sweeps(params: Params, root: Path, drawn: Drawn) -> None:
-    for stem, knob, metrics, key, label in (
-            ("sweep_outliers", "outlier_factor", SWEEP_OUTLIER_METRICS, "sweep_outliers_curve",
-             "outlier factor (× bulk radius of gyration, log scale)"),
-            ("sweep_populations", "minority_frac", SWEEP_POPULATION_METRICS,
-             "populations_sweep_curve", "minority fraction (log scale)")):
-        aggregated = _table(root, f"{stem}_aggregated")
-        if aggregated is None:
-            continue
-        new = new_methods(aggregated, _table(root, f"{stem}_per_run"))
-        drawn.add(key, draw.sweep_curves(aggregated, knob, metrics, label, new),
-                  _sweep_heading(params, knob), new_methods=new)
-    fractions = []
-    base = study_embeddings_dir(root, "sweep_minority_frac")
-    for folder in sorted(base.iterdir() if base.is_dir() else [], key=lambda p: -float(p.name)):
-        data = _arrays(study_data_dir(root, "sweep_minority_frac") / folder.name, "labels",
-                       "population")
-        found = lowest_seed_maps(folder)
-        if data is None or found is None:
-            continue
-        maps, seeds, skipped = found
-        fractions.append(float(folder.name))
-        drawn.add(f"population_gallery_mf{float(folder.name):g}",
-                  draw.population_gallery(data, maps, seeds, skipped),
-                  _sweep_heading(params, "minority_frac", float(folder.name)), skipped=skipped)
-    if fractions:
-        drawn.facts["population_galleries"] = {"fractions": fractions}
-
-
-def _noise_dims(params: Params, root: Path, drawn: Drawn) -> None:
-    generic = _table(root, "dimsweep_aggregated")
-    embedding = _table(root, "dimsweep_embedding_aggregated")
-    data_root = study_data_dir(root, "noise_dims")
-    # the inputs of the probe's own data seed (dim<D>; dim<D>_ds<s> are extra realisations)
-    dims = sorted(int(p.name[3:]) for p in data_root.glob("dim*")
-                  if p.name[3:].isdigit() and (p / "X.npy").exists()) if data_root.is_dir() else []
-    # the probe's blobs are drawn without noise (studies.registry), padded with noise columns
-    heading = dataset_heading(
-        f"Noise-dims probe, {params.supplements['noise_dims']['n_principal']} signal dimensions "
-        "padded with noise columns", snr_label(float("inf")), params.n,
-        f"{min(dims)}–{max(dims)}" if dims else "—")
-    if generic is not None:
-        ambient = {}
-        for dim in dims:
-            arrays = _arrays(data_root / f"dim{dim}", "X", "labels")
-            ambient[dim] = knn_label_accuracy(arrays["X"], arrays["labels"], KNN_K)
-        drawn.add("dimension_curve", draw.dimension_curve(generic, embedding, ambient), heading,
-                  ambient={str(d): v for d, v in ambient.items()})
-    labels, maps, skipped = {}, {}, {}
-    for dim in (d for d in grid_dims(generic, embedding) if d in dims):
-        found = lowest_seed_maps(study_embeddings_dir(root, "noise_dims") / f"dim{dim}")
-        if found is None:
-            continue
-        labels[dim] = np.load(data_root / f"dim{dim}" / "labels.npy")
-        dim_maps, _, dim_skipped = found
-        for label, Y in dim_maps.items():
-            maps.setdefault(label, {})[dim] = Y
-        for label, reason in dim_skipped.items():
-            skipped.setdefault(label, reason)
-    if labels:
-        skipped = {m: r for m, r in skipped.items() if m not in maps}
-        drawn.add("dims_grid", draw.dims_grid(labels, maps, skipped), heading,
-                  draw.dims_grid_caption, skipped=skipped, dims=sorted(labels))
-
-
-def _tables_only(params: Params, root: Path, drawn: Drawn) -> None:
-    hyper = _table(root, "hyperparam_sensitivity_aggregated")
-    if hyper is not None:
-        drawn.add("hyperparam_sensitivity",
-                  draw.hyperparam_curves(hyper, HYPERPARAM_METRICS,
-                                         hyperparam_defaults(params, hyper)),
-                  main_heading(params, "Main inputs"), draw.hyperparam_caption)
+def _main_tables(params: Params, root: Path, drawn: Drawn) -> None:
+    """The figures of the main benchmark's stability and bridge-gap tables."""
     stability = _table(root, "stability")
     if stability is not None:
         drawn.add("stability", draw.stability_bars(stability), main_heading(params, "Main inputs"))
@@ -272,13 +144,19 @@ def _scale(root: Path, drawn: Drawn) -> None:
               machine=json.loads(machine.read_text()) if machine.exists() else None)
 
 
+#: what a study's ``figures`` is handed: the painters and the loaders above
+KIT = SimpleNamespace(draw=draw, arrays=_arrays, table=_table, lowest_seed_maps=lowest_seed_maps,
+                      new_methods=new_methods, main_heading=main_heading,
+                      dataset_heading=dataset_heading, snr_label=snr_label,
+                      dataset_title=lambda name: DATASETS[name].title, metric=metric)
+
+
 def run(params: Params, root: Path) -> None:
     drawn = Drawn()
-    _addplot(params, root, drawn)
-    _random_walk(root, drawn)
-    _sweeps(params, root, drawn)
-    _noise_dims(params, root, drawn)
-    _tables_only(params, root, drawn)
+    for spec in all_studies():
+        if spec.figures is not None:
+            spec.figures(params, root, drawn, KIT)
+    _main_tables(params, root, drawn)
     _scale(root, drawn)
     folder = supplement_figures_dir(root)
     files = {}

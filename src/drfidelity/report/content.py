@@ -23,8 +23,8 @@ from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, P
                                         Table, slug)
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.releases import release_section, title as release_title
-from drfidelity.report.supplements import (TORN_RATIO, Supplements, near_in_time,
-                                           random_walk_lag, supplement_blocks)
+from drfidelity.report.supplements import (TORN_RATIO, Supplements, study_glossary,
+                                           supplement_blocks)
 from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, RankingTable, fixed,
                                       ranking_table)
 
@@ -263,8 +263,6 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
 
 def glossary(params: Params) -> tuple[str, ...]:
     """One bullet per label the report uses, in the order the report first uses them."""
-    lag = random_walk_lag(params)
-    window = f"{lag} steps" if lag else "a fixed number of steps"
     return (
         "**band**: the pairs whose ambient distance is at most a radius, one radius for "
         "every point; **fixed bands** p5 … p100 end at a percentile of the ambient distances.",
@@ -297,21 +295,7 @@ def glossary(params: Params) -> tuple[str, ...]:
         "the standard deviation of full ρ over seeds; **full fidelity std**: that of the full "
         "stress fidelity, 1 − stress over all pairs, stress = √(Σ(a − αb)² ÷ Σa²) with a the "
         "ambient and b the map distances and α the best scale.",
-        f"**{near_in_time(lag)}**: pairs of one random walk at most {window} apart in time; "
-        "**within-series / cross-series ρ**: over pairs of one walk / of two walks.",
-        f"**saw-tooth score**: over windows of {window}, the median of path length ÷ "
-        "straight-line distance, minus 1, in the map, divided by the same in the data: "
-        "1 = as rough as the data, 0 = smoothed, above 1 = rougher.",
-        "**anomaly distance ÷ bulk radius**: an added anomaly's distance from the map's "
-        "centre over the median radius of the fitted bulk (above 1 = outside); "
-        "**attribution**: its direction points at its source cluster; **bulk-control ratio**: "
-        "how far fresh normal points land, relative to the map's spread, over the same in the "
-        "data (1 = ideal).",
-        "**outlier factor**: the outliers' distance from the bulk's centre in units of the "
-        "bulk's radius of gyration; **minority fraction**: the minority's share of the points.",
-        "**kNN accuracy / skill**: leave-one-out k-nearest-neighbour label accuracy in the map; "
-        "skill = (accuracy − chance) ÷ (the same classifier's accuracy on the raw data − "
-        "chance).",
+        *study_glossary(params),
         f"**gap ratio / torn**: the smallest radius at which two neighbouring states connect "
         "through their bridge in the map, over their centroid distance; torn above "
         f"{fixed(TORN_RATIO)}.",

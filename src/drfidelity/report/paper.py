@@ -9,11 +9,6 @@ from drfidelity.datasets.registry import DATASETS, knob_values
 PAPER_FIGURES = tuple((name, key) for name, spec in DATASETS.items()
                       for key in spec.paper_figures)
 
-#: supplement figures copied to ``paper/figures/supplement_{key}.png`` when drawn
-#: (``paper/main.tex`` includes each only if the file exists).
-PAPER_SUPPLEMENT_FIGURES = ("basemap_addplot_gallery", "trajectory_gallery", "dimension_curve",
-                            "sweep_outliers_curve", "scale")
-
 
 def paper_title(dataset: str, params) -> str:
     """Table title; a dataset of several populations carries their shares, from its knobs."""

@@ -15,8 +15,8 @@ from matplotlib.lines import Line2D
 
 from drfidelity.report import style
 from drfidelity.report.figures import draw_populations, map_axes, method_title, panel_grid
-from drfidelity.report.supplements import (HYPERPARAM_METRICS, KNN_K, KNN_METRIC, TORN_RATIO,
-                                           ordered)
+from drfidelity.report.kit import ordered
+from drfidelity.report.supplements import TORN_RATIO
 
 #: rng seed and size of the cross-series pair sample of the geometry explainer.
 PAIR_SEED = 12345
@@ -299,11 +299,11 @@ def sweep_curves(aggregated: pd.DataFrame, knob: str, metrics, xlabel: str,
 
 
 def dimension_curve(generic: pd.DataFrame, embedding: pd.DataFrame | None,
-                    ambient: dict[int, float]) -> object:
-    """2-D kNN accuracy against D (left, chance and the ambient baseline drawn) and the skill
-    ratio (acc − chance) / (ambient acc − chance) (right)."""
+                    ambient: dict[int, float], k: int) -> object:
+    """2-D kNN accuracy (metric ``knn_acc_k<k>``) against D (left, chance and the ambient
+    baseline drawn) and the skill ratio (acc − chance) / (ambient acc − chance) (right)."""
     frames = [generic] + ([embedding] if embedding is not None else [])
-    knn = pd.concat([f[f["metric"] == KNN_METRIC] for f in frames])
+    knn = pd.concat([f[f["metric"] == f"knn_acc_k{k}"] for f in frames])
     fig = style.figure(style.FULL_WIDTH, 3.4)
     left, right = fig.subplots(1, 2, sharex=True)
     for label in ordered(knn["method"]):
@@ -323,7 +323,7 @@ def dimension_curve(generic: pd.DataFrame, embedding: pd.DataFrame | None,
         ax.set_xscale("log")
         ax.set_xlabel("dimension D (log scale)")
     left.axhline(CHANCE, color="black", ls="--", lw=0.6, label="chance (1/3)")
-    left.set_ylabel(f"2-D kNN label accuracy (k = {KNN_K})")
+    left.set_ylabel(f"2-D kNN label accuracy (k = {k})")
     right.axhline(0, color="black", ls="--", lw=0.6)
     right.set_ylabel("skill = (acc − 1/3) ÷ (ambient acc − 1/3)")
     handles, labels = left.get_legend_handles_labels()
@@ -438,8 +438,9 @@ def trajectory_caption(facts: dict) -> str:
         "where the data is jagged hides the step structure.", facts)
 
 
-def hyperparam_caption(facts: dict, metrics=HYPERPARAM_METRICS) -> str:
-    """The sensitivity grid's caption: which metric has which colour, line style and marker."""
+def hyperparam_caption(facts: dict, metrics) -> str:
+    """The sensitivity grid's caption: which of the (metric, label) panels ``metrics`` has
+    which colour, line style and marker."""
     lines = ", ".join(f"{label} ({LOOK_WORDS[ls]}, {LOOK_WORDS[marker]})"
                       for (_, label), (_, ls, marker) in zip(metrics, METRIC_LOOKS))
     return _headed(

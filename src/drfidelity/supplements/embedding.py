@@ -15,18 +15,20 @@ from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
+from drfidelity.datasets import inputs as data_inputs
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.base import EmbedContext
-from drfidelity.studies.registry import input_meta, join, map_names, study
+from drfidelity.studies import study
+from drfidelity.studies.spec import input_meta, join, map_names
 
 
 def embed_study(params: Params, name: str, root: Path, jobs: int | None = None) -> None:
     """Study ``name``'s inputs and maps -> ``data/{name}/`` and ``embeddings/{name}/``."""
     spec = study(name)
-    for note in spec.notes(params):
+    for note in spec.study_notes(params):
         print(f"[supplement_embed {name}] {note}", flush=True)
     configs = spec.configs(params)
-    built = {c.key: c.build() for c in configs}
+    built = {c.key: c.build(data_inputs) for c in configs}
     data = {join(key, array): value
             for key, arrays in built.items() for array, value in arrays.items()}
     metas = {key: input_meta(arrays) for key, arrays in built.items()}

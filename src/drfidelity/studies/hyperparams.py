@@ -1,0 +1,164 @@
+"""Hyper-parameter sensitivity: each neighbourhood method's main knob, one at a time, on the
+main inputs of ``supplements.hyperparams.datasets``.
+
+Those inputs are generated again (the same bytes as ``data/<dataset>/``), so the study never
+depends on a main dataset that ``datasets`` leaves out; the grid's default values are embedded
+again for the same reason. It reads no external maps.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from drfidelity.core.params import ParamsError, Params
+from drfidelity.core.registry import DATASET_NAMES, METHODS
+from drfidelity.core.validation import close_match
+from drfidelity.jobs.job import Job
+from drfidelity.studies.spec import Config, StudySpec, TablePair
+
+NAME = "hyperparams"
+#: the readouts in the previous release's two orders: the columns of its per-run table, and
+#: the metric rows of its aggregated table
+RUN_METRICS = ("shepard_near__vs_ambient", "full_shepard", "recall_k15")
+METRICS = ("full_shepard", "shepard_near__vs_ambient", "recall_k15")
+PAIR = TablePair("hyperparam_sensitivity", ("knob", "value", *RUN_METRICS),
+                 compare_keys=("dataset", "method", "knob", "value", "seed"),
+                 compare_group=("dataset", "method", "knob", "value", "metric"),
+                 headline=(("dataset", "knob", "value"), ("full_shepard",)),
+                 curve=("value", ("dataset", "method", "knob"),
+                        ("full_shepard", "shepard_near__vs_ambient")))
+#: the figure's panels
+PLOTTED = (("full_shepard", "full ρ"), ("shepard_near__vs_ambient", "near ρ"),
+           ("recall_k15", "recall@15"))
+#: a knob's name in prose
+KNOB_WORDS = {"perplexity": "perplexity", "n_neighbors": "number of neighbours",
+              "reg_lambda": "regularisation weight λ"}
+TITLE = "Supplement — hyper-parameter sensitivity"
+
+
+def check(settings: dict, where: str) -> None:
+    """Known datasets, methods and knobs, each value valid for its method."""
+    for name in settings["datasets"]:
+        if name not in DATASET_NAMES:
+            raise ParamsError(f"{where}.datasets: unknown dataset "
+                              f"{name!r}{close_match(name, DATASET_NAMES)}")
+    for name, knobs in settings["grid"].items():
+        grid = f"{where}.grid.{name}"
+        if name not in METHODS:
+            raise ParamsError(f"{grid}: unknown method (known: {', '.join(METHODS)})")
+        if not isinstance(knobs, dict) or not knobs:
+            raise ParamsError(f"{grid} must map knob -> list of values, got {knobs!r}")
+        for knob, values in knobs.items():
+            if not isinstance(values, list) or not values:
+                raise ParamsError(f"{grid}.{knob} must be a non-empty list, got {values!r}")
+            for value in values:
+                try:
+                    METHODS[name].settings({knob: value}, where=grid)
+                except ValueError as exc:
+                    raise ParamsError(str(exc)) from None
+
+
+def inputs(params: Params, settings: dict) -> list[Config]:
+    """One input per dataset of the study that ``datasets`` lists; a job per method of the
+    grid that ``methods`` lists, per knob value and seed."""
+    grid = {name: knobs for name, knobs in settings["grid"].items() if name in params.methods}
+    result = []
+    for dataset in settings["datasets"]:
+        if dataset not in params.datasets or not grid:
+            continue
+        jobs = [Job.of(name, seed, {**params.method_params.get(name, {}), knob: value},
+                       config=dataset, label=f"{name}/{knob}={value}")
+                for name, knobs in grid.items() for knob, values in knobs.items()
+                for value in values for seed in METHODS[name].seeds(params.seeds)]
+
+        def build(data, dataset=dataset) -> dict:
+            return data.generate(dataset, n=params.n, d=params.d, data_seed=params.data_seed,
+                                 snr=params.snr, params=params.dataset_params.get(dataset, {}))
+
+        result.append(Config(dataset, {"dataset": dataset}, build, None, tuple(jobs)))
+    return result
+
+
+def notes(params: Params, settings: dict) -> list[str]:
+    result = [f"dataset {d} skipped: not in `datasets`" for d in settings["datasets"]
+              if d not in params.datasets]
+    return result + [f"method {m} skipped: not in `methods`" for m in settings["grid"]
+                     if m not in params.methods]
+
+
+def knob_of(job: Job) -> tuple[str, object]:
+    """(knob, value) of a job, from its label ``method/knob=value``."""
+    knob = job.name.split("/", 1)[1].split("=", 1)[0]
+    return knob, job.kwargs[knob]
+
+
+def readouts(config: Config, arrays: dict, runs, kit) -> list[dict]:
+    high_d = kit.Reference(arrays["X"], per_point=False)
+    rows = []
+    for job, Y in runs:
+        knob, value = knob_of(job)
+        scores = high_d.score(Y)
+        rows.append({"knob": knob, "value": value, **{m: scores[m] for m in RUN_METRICS}})
+    return rows
+
+
+def tabulate(params: Params, per_run, kit) -> dict:
+    """The gathered per-dataset rows (``method`` is the method, not the job label) and their
+    medians per (dataset, method, knob, value)."""
+    rows = per_run.assign(method=per_run["method"].str.split("/").str[0])
+    rows = rows[["dataset", "method", "knob", "value", "seed", *RUN_METRICS]]
+    # integer knobs stay integers ("5", not "5.0"), whatever the CSV round trip made of them
+    values = [int(v) if isinstance(METHODS[m].defaults.get(k), int) and float(v).is_integer()
+              else float(v) for m, k, v in zip(rows["method"], rows["knob"], rows["value"])]
+    rows = rows.assign(value=pd.Series(values, index=rows.index, dtype=object))
+    return {PAIR.per_run: rows,
+            PAIR.aggregated: kit.aggregate_grouped(rows, ["dataset", "method", "knob", "value"],
+                                                   list(METRICS), params)}
+
+
+def defaults(params: Params, aggregated) -> dict[tuple[str, str], float]:
+    """(method, knob) -> the main benchmark's setting (registry default or params.yaml)."""
+    result = {}
+    for method, knob in aggregated[["method", "knob"]].drop_duplicates().itertuples(index=False):
+        if method in METHODS:
+            settings = {**METHODS[method].defaults, **params.method_params.get(method, {})}
+            if knob in settings:
+                result[(method, knob)] = float(settings[knob])
+    return result
+
+
+def figures(params: Params, root, drawn, kit) -> None:
+    aggregated = kit.table(root, PAIR.aggregated)
+    if aggregated is not None:
+        drawn.add("hyperparam_sensitivity",
+                  kit.draw.hyperparam_curves(aggregated, PLOTTED, defaults(params, aggregated)),
+                  kit.main_heading(params, "Main inputs"),
+                  lambda facts: kit.draw.hyperparam_caption(facts, PLOTTED))
+
+
+def section(s, kit) -> list:
+    if PAIR.aggregated not in s.tables:
+        return kit.not_built(TITLE, STAGE_WORDS, PAIR.aggregated)
+    aggregated = s.tables[PAIR.aggregated]
+    blocks = [kit.Heading(2, TITLE), kit.Quote(
+        "Each neighbourhood method's main knob, swept on the main benchmark's inputs: do the "
+        "rankings hinge on the settings chosen?")]
+    blocks += s.figure("hyperparam_sensitivity", s.drawn_caption("hyperparam_sensitivity"))
+    lines = []
+    full = aggregated[aggregated["metric"] == "full_shepard"]
+    for (dataset, method, knob), rows in full.groupby(["dataset", "method", "knob"], sort=False):
+        lo, hi = rows["median"].min(), rows["median"].max()
+        lines.append(f"{method} on {dataset} ({KNOB_WORDS.get(knob, knob.replace('_', ' '))}): "
+                     f"full ρ {kit.fixed(lo)}–{kit.fixed(hi)}")
+    blocks.append(kit.Para("Range of full ρ over the knob: " + "; ".join(lines) + "."))
+    return blocks
+
+
+STAGE_WORDS = "the hyper-parameter sensitivity stage"
+
+SPEC = StudySpec(
+    name=NAME, schema={"datasets": [str], "grid": dict}, check=check, inputs=inputs,
+    notes=notes, readouts=readouts, tabulate=tabulate, tables=(PAIR,),
+    reads=("data", "datasets", "dataset_params"), maps=None, stage_words=STAGE_WORDS,
+    report_order=60, report_tables=(PAIR.aggregated,), figures=figures, section=section,
+)

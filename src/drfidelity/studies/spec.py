@@ -1,0 +1,184 @@
+"""What a study declares: :class:`StudySpec`, its inputs (:class:`Config`) and its table pairs
+(:class:`TablePair`), with the helpers every study shares.
+
+A study module imports this module, :mod:`drfidelity.core` and :mod:`drfidelity.jobs.job`
+only. What it needs from a heavier layer is handed to it by the stage that calls it, so the
+code closure of the study's embedding stage stays its own module and never includes the
+metrics or the report (an edit to the report then reruns no embedding):
+
+- ``Config.build(data)``: :mod:`drfidelity.datasets.inputs` (the generators);
+- ``readouts``/``tabulate(..., kit)``: :data:`drfidelity.supplements.scoring.KIT` (the
+  metric engine's ``Reference``, ``metric("<module>.<name>")``, the aggregations);
+- ``figures(..., kit)``: :data:`drfidelity.pipeline.supplement_figures.KIT` (the painters of
+  :mod:`drfidelity.report.supplement_figures` as ``kit.draw``, loaders, headings);
+- ``section``/``paper_tables``/``macros(s, kit)``: :mod:`drfidelity.report.kit` (document
+  blocks, table cells and marks, LaTeX helpers, readers of an aggregated table), with ``s``
+  the report's :class:`~drfidelity.report.supplements.Supplements` (tables, figure facts,
+  params).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from drfidelity.core.params import Params, check_section
+from drfidelity.core.registry import METHODS
+from drfidelity.core.storage import fingerprint
+from drfidelity.jobs.job import Job
+
+
+@dataclass(frozen=True)
+class Config:
+    """One input of a study: its folder below ``data/{study}/`` (``""``: the study has one
+    input), the id columns of its rows, ``build(inputs)`` making its arrays from
+    :mod:`drfidelity.datasets.inputs` (handed in by the embedding stage), where toorPIA's
+    cache (or injected coordinates) for it live as (dataset, tag), and its jobs."""
+
+    key: str
+    ids: dict[str, Any]
+    build: Callable[[Any], dict[str, np.ndarray]]
+    context: tuple[str, str] | None
+    jobs: tuple[Job, ...]
+
+
+@dataclass(frozen=True)
+class TablePair:
+    """One pair of result tables, ``results/{stem}_per_run.csv`` and
+    ``results/{stem}_aggregated.csv``, with the previous release's names.
+
+    ``run_columns``: the columns the study's tables read besides the ids, method, seed and
+    stochastic (a pair with no runs is written with this header). ``compare_keys`` and
+    ``compare_group`` identify a run and a median when comparing with the published tables;
+    ``tie_sensitive``: its neighbour-rank columns are compared but never held to the exact
+    tolerance (clean data with exact ties). ``headline``: (group columns besides method,
+    metrics) of the study's DVC metrics; ``curve``: (x column, series columns, metrics) of its
+    DVC plot over a knob; ``release_maps``: the folders of the published releases' imported
+    maps behind its toorPIA rows (``drfidelity.release_diff``)."""
+
+    stem: str
+    run_columns: tuple[str, ...]
+    compare_keys: tuple[str, ...]
+    compare_group: tuple[str, ...]
+    tie_sensitive: bool = False
+    headline: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    curve: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
+    release_maps: tuple[str, ...] = ()
+
+    @property
+    def per_run(self) -> str:
+        """The per-run table's name (``results/<name>.csv``)."""
+        return f"{self.stem}_per_run"
+
+    @property
+    def aggregated(self) -> str:
+        return f"{self.stem}_aggregated"
+
+
+def no_notes(params: Params, settings: dict) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class StudySpec:
+    """Everything about one supplement study; the generic stages, the comparison and the
+    report read it and never a study's name.
+
+    Wiring: ``schema`` (``supplements.<name>`` key -> type; a one-element list types every
+    element) and ``ranges`` (key -> (low, high, low excluded); unlisted integers must be
+    >= 0) check its params section, ``check`` any rule across keys; ``reads`` are the shared
+    params keys its inputs read besides ``methods``, ``method_params`` and ``seeds`` (at most
+    four: ``dvc.yaml``'s padding); ``maps`` the folder of ``external_maps/`` its toorPIA maps
+    come from (None: it reads none).
+
+    Running: ``inputs(params, settings)`` -> its :class:`Config` list (following ``methods``
+    and ``datasets``; ``notes`` says what they leave out); ``readouts(config, arrays, runs,
+    kit)`` -> one dict of metric columns per (job, map) run; ``tabulate(params, per_run,
+    kit)`` -> result file name -> table; ``table_of(job)`` the stem of the pair a job's row
+    goes to (studies of several pairs). ``new_methods`` are methods the previous release did
+    not run here (rows flagged ``new``); ``not_operable_rows``: skipped jobs become
+    "not operable" rows with the reason.
+
+    Output: ``figures(params, root, drawn, kit)`` draws its supplement figures;
+    ``section(supplements, kit)`` -> its report blocks, placed by ``report_order`` among the
+    supplement sections and built from ``report_tables`` (``stage_words`` names the stage in
+    a "not built" note); ``paper_tables``, ``macros`` and ``glossary`` add paper tables,
+    LaTeX macros and glossary bullets; ``paper_figures`` are its figures the paper shows.
+    """
+
+    name: str
+    schema: Mapping[str, Any]
+    inputs: Callable[[Params, dict], list[Config]]
+    readouts: Callable[..., list[dict]]
+    tabulate: Callable[..., dict]
+    tables: tuple[TablePair, ...]
+    reads: tuple[str, ...]
+    maps: str | None
+    stage_words: str
+    report_order: int
+    report_tables: tuple[str, ...]
+    section: Callable[..., list]
+    figures: Callable[..., None] | None = None
+    ranges: Mapping[str, tuple[float, float | None, bool]] = field(default_factory=dict)
+    check: Callable[[dict, str], None] | None = None
+    notes: Callable[[Params, dict], list[str]] = no_notes
+    table_of: Callable[[Job], str] | None = None
+    new_methods: frozenset[str] = frozenset()
+    not_operable_rows: bool = False
+    paper_tables: Callable[..., dict[str, str]] | None = None
+    paper_figures: tuple[str, ...] = ()
+    macros: Callable[..., list[str]] | None = None
+    glossary: Callable[[Params], tuple[str, ...]] | None = None
+
+    def settings(self, params: Params) -> dict:
+        """``supplements.<name>`` checked against the schema and ranges, floats as floats;
+        a bad key or value is a ParamsError naming it."""
+        where = f"supplements.{self.name}"
+        settings = check_section(where, params.supplements[self.name], self.schema,
+                                 self.ranges)
+        if self.check is not None:
+            self.check(settings, where)
+        return settings
+
+    def configs(self, params: Params) -> list[Config]:
+        return self.inputs(params, self.settings(params))
+
+    def study_notes(self, params: Params) -> list[str]:
+        return self.notes(params, self.settings(params))
+
+    def pair(self, stem: str) -> TablePair:
+        return next(t for t in self.tables if t.stem == stem)
+
+    def jobs_for(self, config: Config, stem: str) -> tuple[Job, ...]:
+        """The jobs of ``config`` whose rows go to table pair ``stem``."""
+        if self.table_of is None:
+            return config.jobs
+        return tuple(job for job in config.jobs if self.table_of(job) == stem)
+
+
+def method_jobs(params: Params, config: str, names=None, **overrides) -> tuple[Job, ...]:
+    """Every method of params (or ``names``) x its seeds on input ``config``."""
+    return tuple(Job.of(name, seed, {**params.method_params.get(name, {}), **overrides},
+                        config=config)
+                 for name in (names or params.methods)
+                 for seed in METHODS[name].seeds(params.seeds))
+
+
+def input_meta(arrays: dict[str, np.ndarray]) -> dict:
+    """Shape and sha256 of an input's arrays; its fingerprint is that of X (or X_fit)."""
+    main = arrays["X"] if "X" in arrays else arrays["X_fit"]
+    return {"shape": list(main.shape), "fingerprint": fingerprint(main),
+            "arrays": {k: {"shape": list(v.shape), "dtype": str(v.dtype),
+                           "sha256": fingerprint(v)} for k, v in sorted(arrays.items())}}
+
+
+def join(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder else name
+
+
+def map_names(job: Job) -> dict[str, int]:
+    """File stem(s) of a job's map(s) inside its input's folder, by index in the result."""
+    base = f"{job.name}/seed{job.seed}"
+    return {f"{base}_fit": 0, f"{base}_add": 1} if job.extend else {base: -1}

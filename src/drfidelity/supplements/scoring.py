@@ -1,0 +1,153 @@
+"""One table pair of a study -> ``results/{stem}_per_run.csv`` and
+``results/{stem}_aggregated.csv`` (the previous release's file and column names).
+
+The stage scores the maps of the study's jobs that go to that pair with the study's
+``readouts``, handing it :data:`KIT` (the metric engine and the aggregation), and writes what
+its ``tabulate`` makes of the rows. Rows follow the study's inputs in params order, then the
+jobs in params order. Maps are refused when they were not made from the current input or do
+not hold the jobs params asks for, so a removed method or seed never lingers in a table.
+Methods that did not run are named on the console (or, for a study with
+``not_operable_rows``, listed as unsupported rows with the reason, as the previous release
+does). A pair with nothing to score (every job left out by ``methods``/``datasets``, or
+skipped) is written with its header only.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from drfidelity.aggregation import aggregate_runs, bootstrap_median_ci
+from drfidelity.core.files import read_array_dir, write_csv
+from drfidelity.core.layout import (read_status, results_dir, study_data_dir,
+                                    study_embeddings_dir)
+from drfidelity.core.params import Params
+from drfidelity.core.registry import METHODS
+from drfidelity.datasets.inputs import GROUND_TRUTH
+from drfidelity.jobs.job import Job
+from drfidelity.metrics import Reference
+from drfidelity.studies import table_pair
+from drfidelity.studies.spec import Config, StudySpec, input_meta, map_names
+
+#: the columns of an aggregated table after its group keys
+AGGREGATED = ["metric", "median", "ci_lo", "ci_hi", "n_runs"]
+
+
+def aggregate_grouped(per_run: pd.DataFrame, keys: list[str], metrics: list[str],
+                      params: Params) -> pd.DataFrame:
+    """``keys + [metric, median, ci_lo, ci_hi, n_runs]``: the median over the finite runs of
+    each group (sorted keys) with its bootstrap CI (``params.bootstrap``)."""
+    boot = params.bootstrap
+    rows = []
+    for group_keys, group in per_run.groupby(keys, sort=True):
+        for metric in metrics:
+            values = group[metric].to_numpy(dtype=np.float64)
+            finite = values[~np.isnan(values)]
+            if finite.size == 0:
+                continue
+            lo, hi = bootstrap_median_ci(finite, n_boot=boot.n_boot, alpha=boot.alpha,
+                                         seed=boot.seed)
+            rows.append((*group_keys, metric, float(np.median(finite)), lo, hi, finite.size))
+    return pd.DataFrame(rows, columns=[*keys, *AGGREGATED])
+
+
+def canonical_reference(arrays: dict) -> Reference:
+    """The high-D side of the canonical column set without the per-point columns, with
+    whatever ground truth the input has."""
+    truth = {kw: arrays[name] for kw, name in GROUND_TRUTH.items() if name in arrays}
+    return Reference(arrays["X"], per_point=False, **truth)
+
+
+def metric(path: str):
+    """A function of :mod:`drfidelity.metrics` by ``"<module>.<name>"``
+    (e.g. ``"labels.knn_label_accuracy"``)."""
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(f"drfidelity.metrics.{module}"), name)
+
+
+def bootstrapped_runs(rows: pd.DataFrame, params: Params) -> pd.DataFrame:
+    """:func:`drfidelity.aggregation.aggregate_runs` with the params' bootstrap."""
+    boot = params.bootstrap
+    return aggregate_runs(rows, n_boot=boot.n_boot, alpha=boot.alpha, seed=boot.seed)
+
+
+#: what a study's ``readouts`` and ``tabulate`` are handed
+KIT = SimpleNamespace(Reference=Reference, canonical_reference=canonical_reference,
+                      metric=metric, aggregate_grouped=aggregate_grouped,
+                      aggregate_runs=bootstrapped_runs)
+def load_maps(jobs: tuple[Job, ...], folder: Path, fingerprint: str
+              ) -> tuple[list[tuple], dict[str, str]]:
+    """The (job, map) pairs of an input in job order and the skip reason per label, refused
+    when the folder was made from other data or for other jobs."""
+    record = read_status(folder, "supplement_embed")
+    if record["data_fingerprint"] != fingerprint:
+        raise ValueError(f"{folder} was computed on other data: run supplement_embed again")
+    status = record["methods"]
+    wanted: dict[str, list[int]] = {}
+    for job in jobs:
+        wanted.setdefault(job.name, []).append(job.seed)
+    have = {label: entry.get("seeds", wanted.get(label)) for label, entry in status.items()
+            if label in wanted}
+    if have != wanted:
+        raise ValueError(f"{folder} holds maps {have}, params.yaml asks for {wanted}: run "
+                         "supplement_embed again")
+    runs = []
+    for job in jobs:
+        if status[job.name]["status"] == "ok":
+            loaded = [np.load(folder / f"{stem}.npy", allow_pickle=False)
+                      for stem in map_names(job)]
+            runs.append((job, loaded[0] if len(loaded) == 1 else tuple(loaded)))
+    skipped = {label: e["reason"] for label, e in status.items()
+               if label in wanted and e["status"] != "ok"}
+    return runs, skipped
+
+
+def score_config(where: str, spec: StudySpec, config: Config, jobs: tuple[Job, ...],
+                 arrays: dict, folder: Path) -> list[dict]:
+    runs, skipped = load_maps(jobs, folder, input_meta(arrays)["fingerprint"])
+    for label, reason in skipped.items():
+        print(f"[{where}] {label} on {config.key or spec.name} not run: {reason}", flush=True)
+    rows = []
+    for (job, _), metrics in zip(runs, spec.readouts(config, arrays, runs, KIT)):
+        row = {**config.ids, "method": job.name, "seed": job.seed,
+               "stochastic": METHODS[job.method].stochastic}
+        if spec.not_operable_rows:
+            row.update(supported=True, note="")
+        if spec.new_methods:
+            row["new"] = job.method in spec.new_methods
+        rows.append({**row, **metrics})
+    if spec.not_operable_rows:
+        rows += [{"method": label, "seed": 0, "stochastic": METHODS[label].stochastic,
+                  "supported": False, "note": reason} for label, reason in skipped.items()]
+    return rows
+
+
+def score_tables(params: Params, target: str, root: Path) -> None:
+    """Table pair ``target`` (``<study>/<stem>``) -> ``results/{stem}_per_run.csv`` and
+    ``results/{stem}_aggregated.csv``."""
+    spec, stem = table_pair(target)
+    pair = spec.pair(stem)
+    where = f"supplement_score {stem}"
+    for note in spec.study_notes(params):
+        print(f"[{where}] {note}", flush=True)
+    rows, ids = [], []
+    for config in spec.configs(params):
+        ids = list(config.ids)
+        jobs = spec.jobs_for(config, stem)
+        if not jobs:
+            continue
+        arrays = read_array_dir(study_data_dir(root, spec.name) / config.key)
+        maps = study_embeddings_dir(root, spec.name) / config.key
+        rows += score_config(where, spec, config, jobs, arrays, maps)
+    if not rows:
+        print(f"[{where}] nothing to score: the tables hold their header only", flush=True)
+    per_run = pd.DataFrame(rows) if rows else pd.DataFrame(
+        columns=[*ids, "method", "seed", "stochastic", *pair.run_columns])
+    for name, table in spec.tabulate(params, per_run, KIT).items():
+        if name in (pair.per_run, pair.aggregated):
+            write_csv(results_dir(root) / f"{name}.csv", table)
+    print(f"[{where}] {len(rows)} runs scored", flush=True)

@@ -1,0 +1,193 @@
+"""One module per study: every spec is complete and wired, no module outside ``studies/``
+names a study, and a study registered in one place (its module and its name in
+``STUDY_NAMES``) runs through every stage: its maps, its tables, its DVC metrics and curve,
+its figure, its report section and its comparison with the published tables."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from drfidelity.core.params import parse_params
+from drfidelity.core.registry import STUDY_NAMES
+from drfidelity.studies import all_studies, study
+from drfidelity.studies.spec import Config, StudySpec, TablePair, method_jobs
+from drfidelity.supplements import wiring
+
+from pipeline_helpers import REPO
+
+SRC = REPO / "src" / "drfidelity"
+COMMITTED = yaml.safe_load((REPO / "params.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", STUDY_NAMES)
+def test_every_spec_is_complete(name):
+    spec = study(name)
+    assert spec.name == name and (SRC / "studies" / f"{name}.py").is_file()
+    params = parse_params(COMMITTED)
+    assert set(spec.settings(params)) == set(spec.schema) == set(COMMITTED["supplements"][name])
+    assert spec.configs(params) and spec.stage_words and len(spec.reads) <= wiring.READS
+    names = {n for pair in spec.tables for n in (pair.per_run, pair.aggregated)}
+    assert set(spec.report_tables) <= names
+    assert sum(pair.headline is not None for pair in spec.tables) == 1
+
+
+def test_table_pairs_and_report_places_are_unique():
+    stems = [pair.stem for spec in all_studies() for pair in spec.tables]
+    orders = [spec.report_order for spec in all_studies()]
+    assert len(set(stems)) == len(stems) and len(set(orders)) == len(orders)
+
+
+def test_studies_yaml_is_written_from_the_registry():
+    """dvc.yaml's supplement stages loop over studies.yaml; it must say what the registry
+    says (`python -m drfidelity.supplements.wiring > studies.yaml` writes it again)."""
+    assert (REPO / "studies.yaml").read_text() == wiring.render()
+
+
+def test_the_single_stages_read_every_studys_results():
+    """compare, supplement_figures and report list each study's result files among their
+    deps (DVC cannot loop inside one stage's list)."""
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    deps = {name: set(stages[name]["deps"]) for name in ("compare", "supplement_figures",
+                                                          "report")}
+    for spec in all_studies():
+        for pair in spec.tables:
+            assert {f"results/{pair.per_run}.csv", f"results/{pair.aggregated}.csv"} \
+                <= deps["compare"], pair.stem
+            if pair.headline:
+                assert f"results/{pair.aggregated}.csv" in deps["supplement_figures"], pair.stem
+        assert {f"results/{name}.csv" for name in spec.report_tables} <= deps["report"]
+
+
+def string_literals(path: Path) -> set[str]:
+    """The string constants of a module, its docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
+                  and isinstance(node.value, ast.Constant)}
+    return {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)
+            and isinstance(node.value, str) and id(node) not in docstrings}
+
+
+def test_no_module_outside_the_studies_names_a_study():
+    """What differs between studies lives in their modules; the stages, the report, the
+    comparison and the CLI read it from the specs. The names are registered in
+    core/registry.py; two studies share their name with the dataset they probe."""
+    from drfidelity.core.registry import DATASET_NAMES
+
+    tables = {name for spec in all_studies() for pair in spec.tables
+              for name in (pair.stem, pair.per_run, pair.aggregated)}
+    words = {*STUDY_NAMES, *tables, *(f"{name}.csv" for name in tables)} - set(DATASET_NAMES)
+    allowed = {SRC / "core" / "registry.py"}
+    found = {(path.relative_to(SRC).as_posix(), literal)
+             for path in SRC.rglob("*.py")
+             if path.relative_to(SRC).parts[0] != "studies" and path not in allowed
+             for literal in string_literals(path) & words}
+    assert found == set()
+
+
+# ------------------------------------------------------------------------- a toy study
+
+def toy_inputs(params, settings):
+    def build(data, spread):
+        rng = np.random.default_rng(params.data_seed)
+        return {"X": rng.normal(scale=spread, size=(settings["n"], 5))}
+
+    return [Config(f"{spread:g}", {"spread": spread},
+                   lambda data, spread=spread: build(data, spread), None,
+                   method_jobs(params, f"{spread:g}"))
+            for spread in settings["spreads"]]
+
+
+def toy_readouts(config, arrays, runs, kit):
+    high_d = kit.Reference(arrays["X"], per_point=False)
+    return [{"full_shepard": high_d.score(Y)["full_shepard"]} for _, Y in runs]
+
+
+TOY_PAIR = TablePair("toy", ("full_shepard",), compare_keys=("spread", "method", "seed"),
+                     compare_group=("method", "spread", "metric"),
+                     headline=(("spread",), ("full_shepard",)),
+                     curve=("spread", ("method",), ("full_shepard",)))
+
+
+def toy_tabulate(params, per_run, kit):
+    return {TOY_PAIR.per_run: per_run,
+            TOY_PAIR.aggregated: kit.aggregate_grouped(per_run, ["method", "spread"],
+                                                       ["full_shepard"], params)}
+
+
+def toy_figures(params, root, drawn, kit):
+    aggregated = kit.table(root, TOY_PAIR.aggregated)
+    if aggregated is not None:
+        drawn.add("toy_curve", kit.draw.sweep_curves(aggregated, "spread",
+                                                     (("full_shepard", "full ρ"),), "spread",
+                                                     []), "Toy blobs")
+
+
+def toy_section(s, kit):
+    if TOY_PAIR.aggregated not in s.tables:
+        return kit.not_built("Toy study", "the toy stage", TOY_PAIR.aggregated)
+    leader, value = kit.leader(s.tables[TOY_PAIR.aggregated], "full_shepard", spread=2.0)
+    return [kit.Heading(2, "Toy study"), *s.figure("toy_curve", "**Toy curve**."),
+            kit.Para(f"Toy leader at spread 2: {leader} ({kit.fixed(value)}).")]
+
+
+TOY = StudySpec(
+    name="toy", schema={"spreads": [float], "n": int}, ranges={"n": (5, None, False)},
+    inputs=toy_inputs, readouts=toy_readouts, tabulate=toy_tabulate, tables=(TOY_PAIR,),
+    reads=("data.seed",), maps=None, stage_words="the toy stage", report_order=45,
+    report_tables=(TOY_PAIR.aggregated,), figures=toy_figures, section=toy_section)
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    """The toy study, registered where a study is: its name in ``STUDY_NAMES``
+    (core/registry.py) and its module ``drfidelity.studies.toy`` (here this test module)."""
+    from drfidelity.core import registry
+
+    monkeypatch.setattr(sys.modules[__name__], "SPEC", TOY, raising=False)
+    monkeypatch.setitem(sys.modules, "drfidelity.studies.toy", sys.modules[__name__])
+    monkeypatch.setattr(registry, "STUDY_NAMES", (*registry.STUDY_NAMES, "toy"))
+
+
+def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
+                                                                  monkeypatch):
+    from drfidelity.comparison import tables
+    from drfidelity.pipeline import run_stage
+
+    raw = {**COMMITTED, "methods": ["PCA"], "seeds": 1,
+           "supplements": {**COMMITTED["supplements"],
+                           "toy": {"spreads": [1, 2.0], "n": 30}}}
+    params = parse_params(raw)
+    assert study("toy").settings(params) == {"spreads": [1.0, 2.0], "n": 30}
+    (tmp_path / "results").mkdir()
+    for name in ("metrics_aggregated.csv", "skipped_methods.csv"):
+        shutil.copyfile(REPO / "results" / name, tmp_path / "results" / name)
+    monkeypatch.chdir(tmp_path)
+
+    run_stage(params, "supplement_embed", "toy", root=tmp_path, jobs=1)
+    assert (tmp_path / "data/toy/2/X.npy").exists()
+    assert (tmp_path / "embeddings/toy/1/PCA/seed0.npy").exists()
+    run_stage(params, "supplement_score", "toy/toy", root=tmp_path)
+    per_run = (tmp_path / "results/toy_per_run.csv").read_text().splitlines()
+    assert per_run[0] == "spread,method,seed,stochastic,full_shepard" and len(per_run) == 3
+    run_stage(params, "supplement_figures", None, root=tmp_path)
+    assert (tmp_path / "figures/supplements/toy_curve.png").exists()
+    headline = yaml.safe_load((tmp_path / "results/headline/toy.json").read_text())
+    assert set(headline["PCA"]) == {"full_shepard@1", "full_shepard@2"}
+    assert (tmp_path / "results/plots/toy.csv").read_text().startswith("series,spread,")
+    run_stage(params, "report", None, root=tmp_path)
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "## Toy study" in report and "Toy leader at spread 2: PCA" in report
+    assert "figures/supplements/toy_curve.png" in report
+    assert report.index("## Toy study") < report.index("## Supplement — noise dimensions")
+
+    assert "toy_per_run.csv" in {table.per_run for table in tables()}
+    items = wiring.items()
+    assert items["studies"]["toy"]["maps"] == ["src/drfidelity/studies/toy.py"] * 2
+    assert items["tables"]["toy"]["study"] == "toy"
