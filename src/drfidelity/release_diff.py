@@ -131,6 +131,7 @@ class _Diff:
 
     def __init__(self, old: Release, new: Release):
         self.old, self.new = old, new
+        self.patterns = toorpia_maps()      # table stem -> map folders behind its toorPIA rows
         self.folders: dict[str, bool] = {}  # map folder -> its files differ
         self.cells: list[dict] = []
         self.rows: list[dict] = []       # (table, method, cause) per one-release row
@@ -140,7 +141,7 @@ class _Diff:
     def maps_changed(self, table: str, row: pd.Series) -> bool:
         """Whether a map folder behind the toorPIA rows of ``table`` (for ``row``'s dataset)
         holds other files, or other bytes, in the two releases."""
-        for pattern in toorpia_maps().get(_stem(table), ()):
+        for pattern in self.patterns.get(_stem(table), ()):
             folder = pattern.format(dataset=row.get("dataset", ""))
             if folder not in self.folders:
                 self.folders[folder] = (_files(self.old.maps / folder)
