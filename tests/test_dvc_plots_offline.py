@@ -26,10 +26,11 @@ from report_helpers import require_tool
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
-#: what `dvc plots` reads: the pipeline file with its plots, the params it interpolates, the
-#: DVC config (which names the page template), the templates and the curves
-FILES = ("dvc.yaml", "params.yaml", "scale.yaml", ".dvc/config", ".dvc/plots",
-         "results/plots")
+#: what `dvc plots` reads: the pipeline file with its plots, the files it interpolates (its
+#: `vars:`, read from it below, and the params), the DVC config (which names the page template),
+#: the templates and the curves
+FILES = ("dvc.yaml", *yaml.safe_load((REPO / "dvc.yaml").read_text()).get("vars", []),
+         "params.yaml", "scale.yaml", ".dvc/config", ".dvc/plots", "results/plots")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--proxy-server=http://127.0.0.1:9", "--virtual-time-budget=20000",
@@ -60,8 +61,10 @@ def page(tmp_path_factory) -> Path:
     first = lines[1].split(",")
     first[2] = str(float(first[2]) / 2)
     curve.write_text("\n".join([lines[0], ",".join(first), *lines[2:]]) + "\n")
-    run(sys.executable, "-m", "dvc", "plots", "diff", "HEAD", "-o", "plots_out", cwd=root)
-    return root / "plots_out" / "index.html"
+    log = run(sys.executable, "-m", "dvc", "plots", "diff", "HEAD", "-o", "plots_out", cwd=root)
+    html = root / "plots_out" / "index.html"
+    assert html.is_file(), f"`dvc plots diff` wrote no page; it printed:\n{log}"
+    return html
 
 
 def chromium(*args: str, profile: Path) -> str:
