@@ -30,8 +30,10 @@ def env() -> dict[str, str]:
 #: symlinked view of external_embeddings/ that the embed stage depends on, and what git ignores.
 PIPELINE_FILES = ["dvc.yaml", "studies.yaml", "params.yaml", "external_embeddings.manifest.json",
                   "external_maps", "reference/published", ".gitignore",
-                  # the later releases' rules and the link the release_diff stage reads them by
-                  "releases/v1.4.0/release.yaml", "releases/v1.4.0-imports",
+                  # the later release's configuration (its ranking rule) and the links the
+                  # release_diff stage reads its imports by
+                  "releases/v1.4.0/params.yaml", "releases/v1.4.0/external_maps",
+                  "releases/v1.4.0/reference/published",
                   # the frozen scale stage's knobs and committed record (the report reads it)
                   "scale.yaml", "results/scale_runs.csv", "results/scale_exponents.csv",
                   "results/scale_machine.json"]

@@ -116,7 +116,7 @@ def test_a_dataset_registered_in_one_place_reaches_every_stage_and_the_report(to
     assert figures.figure_names("toy")["gallery"] == "toy_gallery"
     assert figures.scatter_axis("toy") == ("side_shepard", "side-pair ρ")
 
-    table = ranking_table(toy_aggregated(), "toy")
+    table = ranking_table(toy_aggregated(), "toy", {})
     headers = [c.header for c in table.columns]
     assert headers[:3] == ["full pts", "near pts", "side pts"] and headers[-1] == "side ρ"
     assert dict(table.rows)["PCA"][headers.index("Σ")].text == "14"

@@ -67,6 +67,10 @@ def with_change(path: str, value):
     ("method_params.toorPIA", {"deadline_s": 0}, r"method_params.toorPIA.deadline_s must be > 0"),
     ("method_params.toorPIA", {"mode": "api"}, "method_params.toorPIA.mode must be one of"),
     ("method_params.toorPIA", {"retries": 3}, "unknown key method_params.toorPIA.retries"),
+    ("ranking", {"population": []}, r"unknown key ranking.population \(did you mean "
+                                     "'populations'"),
+    ("ranking", {"populations": "minority_shepard__vs_ambient"},
+     "ranking.populations must be a list of column names"),
 ])
 def test_bad_values_name_the_key(path, value, message):
     with pytest.raises(ParamsError, match=message):
@@ -116,3 +120,29 @@ def test_toorpia_budget_settings_are_params():
     raw = with_change("method_params.toorPIA", {"deadline_s": 30.0, "max_attempts": 2,
                                                 "backoff_s": 1.0, "wait_budget_s": 90.0})
     assert parse_params(raw).method_params["toorPIA"]["wait_budget_s"] == 90.0
+
+
+def test_a_ranking_column_is_checked_against_what_its_dataset_can_rank():
+    """params `ranking` names columns of a dataset's spec (``rankable``); the ranking refuses
+    any other with the close match, before a table is drawn."""
+    from drfidelity.report.ranking import scored_keys
+
+    params = parse_params(with_change("ranking", {"populations": ["minority_shepard"]}))
+    with pytest.raises(ParamsError, match=r"ranking.populations: 'minority_shepard' is not a "
+                                          r"column populations can rank \(did you mean "
+                                          "'minority_shepard__vs_ambient'"):
+        scored_keys("populations", params.ranking)
+    assert list(scored_keys("outliers", {})) == ["full_shepard", "shepard_near__vs_ambient",
+                                                 "outlier_shepard__vs_ambient"]
+
+
+def test_each_release_configuration_is_valid():
+    """The root's params.yaml is v1.3.0's configuration; releases/<tag>/params.yaml a later
+    release's, which differs from it only where that release changed the benchmark."""
+    v130 = load_params(REPO / "params.yaml")
+    v140 = load_params(REPO / "releases" / "v1.4.0" / "params.yaml")
+    assert v130.ranking == {} and v140.ranking == {"populations": ("minority_shepard__vs_ambient",)}
+    assert v140.supplements["random_walk"]["n_series"] == 8
+    same = ("n", "d", "data_seed", "snr", "datasets", "dataset_params", "methods",
+            "method_params", "seeds", "bootstrap")
+    assert all(getattr(v130, key) == getattr(v140, key) for key in same)

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from drfidelity.core.layout import (release_maps_dir, release_paper_tables_dir,
-                                    release_results_dir)
+                                    release_params_path, release_results_dir)
+from drfidelity.core.params import load_params
 from drfidelity.release_diff import Release, diff_releases, ranking_both_ways
 
 MAP = "outliers/toorpia/embedding/n1000_d768_snr1/seed0.npy"
@@ -26,7 +27,7 @@ def aggregated(rows: list[tuple]):
 
 def make_release(root: Path, tag: str, tables: dict[str, pd.DataFrame],
                  maps: dict[str, bytes] | None = None, paper: bytes = b"table",
-                 extra_scored=None) -> Release:
+                 ranking=None) -> Release:
     base = root / tag
     for name, table in tables.items():
         (base / "results").mkdir(parents=True, exist_ok=True)
@@ -36,7 +37,7 @@ def make_release(root: Path, tag: str, tables: dict[str, pd.DataFrame],
         (base / "maps" / name).write_bytes(data)
     (base / "paper").mkdir(parents=True, exist_ok=True)
     (base / "paper" / "outliers.tex").write_bytes(paper)
-    return Release(tag, base / "results", base / "paper", base / "maps", extra_scored or {})
+    return Release(tag, base / "results", base / "paper", base / "maps", ranking or {})
 
 
 def test_each_move_gets_the_cause_the_data_prove(tmp_path):
@@ -144,7 +145,7 @@ def test_sigma_from_both_releases_medians_under_both_rules(tmp_path):
     table = {"metrics_aggregated.csv": aggregated(rows)}
     old = make_release(tmp_path, "a", table)
     new = make_release(tmp_path, "b", table,
-                       extra_scored={"populations": ["minority_shepard__vs_ambient"]})
+                       ranking={"populations": ["minority_shepard__vs_ambient"]})
     sigma = ranking_both_ways(old, new).set_index("method")
     assert list(sigma["old_medians_old_rule"]) == [8, 9, 7]
     assert list(sigma["old_medians_new_rule"]) == [11, 14, 11]
@@ -155,14 +156,12 @@ def test_sigma_from_both_releases_medians_under_both_rules(tmp_path):
 @pytest.fixture(scope="module")
 def published(imported_root):
     """v1.3.0 against v1.4.0, from their DVC imports restored offline."""
-    import yaml
-
-    rules = yaml.safe_load((Path(__file__).parents[1] / "releases" / "v1.4.0" /
-                            "release.yaml").read_text())["ranking"]
+    repo = Path(__file__).parents[1]
     old, new = (Release(tag, release_results_dir(imported_root, tag),
                         release_paper_tables_dir(imported_root, tag),
-                        release_maps_dir(imported_root, tag), extra)
-                for tag, extra in (("v1.3.0", {}), ("v1.4.0", rules)))
+                        release_maps_dir(imported_root, tag),
+                        load_params(release_params_path(repo, tag)).ranking)
+                for tag in ("v1.3.0", "v1.4.0"))
     return diff_releases(old, new)
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from drfidelity.core.layout import release_params_path, release_results_dir
+from drfidelity.core.params import load_params
 from drfidelity.report.latex import latex_cell, latex_table
 from drfidelity.report.markdown import markdown_table
 from drfidelity.report.ranking import composite_points
@@ -52,16 +54,39 @@ def published(published_results) -> pd.DataFrame:
 
 @pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
 def test_rebuilds_published_points_and_order(published, dataset):
-    table = ranking_table(published, dataset)
+    table = ranking_table(published, dataset, {})
     n_scored = len(PUBLISHED_RANKING[dataset][0][1])
     got = [(method, tuple(int(c.text) for c in cells[:n_scored]), int(cells[n_scored].text))
            for method, cells in table.rows]
     assert got == PUBLISHED_RANKING[dataset]
 
 
+def test_v1_4_0_rule_rebuilds_its_populations_ranking(imported_root):
+    """v1.4.0's populations ranking (its notes: toorPIA 12 = 5/3/4, DREAMS 10, PCC 9, PCA 8,
+    t-SNE 4, PyMDE 2, UMAP 0, Isomap 0) from its published medians under the ranking rule of
+    releases/v1.4.0/params.yaml; a minority ρ below 0 would be an outright failure."""
+    published = pd.read_csv(release_results_dir(imported_root, "v1.4.0") /
+                            "metrics_aggregated.csv", float_precision="round_trip")
+    rule = load_params(release_params_path(REPO, "v1.4.0")).ranking
+    table = ranking_table(published, "populations", rule)
+    assert [c.header for c in table.columns][:4] == ["full pts", "near pts", "minority pts", "Σ"]
+    assert table.columns[-1].header == "minority ρ"
+    got = [(method, tuple(int(c.text) for c in cells[:4])) for method, cells in table.rows]
+    assert got == [("toorPIA", (5, 3, 4, 12)), ("DREAMS", (3, 5, 2, 10)), ("PCC", (4, 2, 3, 9)),
+                   ("PCA", (2, 1, 5, 8)), ("t-SNE", (0, 4, 0, 4)), ("PyMDE", (1, 0, 1, 2)),
+                   ("UMAP", (0, 0, 0, 0)), ("Isomap", (0, 0, 0, 0))]
+    minority = published["metric"] == "minority_shepard__vs_ambient"
+    negative = published.assign(median=published["median"].mask(minority, -0.5),
+                                ci_hi=published["ci_hi"].mask(minority, -0.1))
+    flagged = ranking_table(negative, "populations", rule)
+    assert all(cells[-1].mark == "crit" for _, cells in flagged.rows)
+    assert "minority ρ" not in [c.header for c in ranking_table(negative, "populations",
+                                                                 {}).columns]
+
+
 @pytest.mark.parametrize("dataset", list(PUBLISHED_FAILURES))
 def test_rebuilds_published_failure_flags(published, dataset):
-    table = ranking_table(published, dataset)
+    table = ranking_table(published, dataset, {})
     headers = [c.header for c in table.columns]
     flagged = {(method, headers[i]) for method, cells in table.rows
                for i, cell in enumerate(cells) if cell.mark == "crit"}
@@ -69,7 +94,7 @@ def test_rebuilds_published_failure_flags(published, dataset):
 
 
 def test_best_scale_is_closest_to_one_and_has_no_worst(published):
-    table = ranking_table(published, "density")
+    table = ranking_table(published, "density", {})
     col = [c.header for c in table.columns].index("tight-cluster scale ×")
     marks = {method: cells[col].mark for method, cells in table.rows}
     assert marks["PCA"] == "best"          # 0.728 is closest to 1 in log terms
@@ -101,7 +126,7 @@ def test_latex_cell_marks():
 
 
 def test_renderers_keep_every_method(published):
-    table = ranking_table(published, "outliers")
+    table = ranking_table(published, "outliers", {})
     md = markdown_table(table)
     tex = latex_table(table, title="Off-subspace outliers", caption_note="note")
     for method, _ in table.rows:
@@ -164,7 +189,7 @@ def latex_sigmas(text: str) -> list[tuple[int, str | None]]:
 
 @pytest.mark.parametrize("dataset", list(PUBLISHED_RANKING))
 def test_sigma_is_bold_only_on_best_and_italic_only_on_worst(published, dataset):
-    table = ranking_table(published, dataset)
+    table = ranking_table(published, dataset, {})
     (sigmas,) = markdown_sigmas(markdown_table(table))
     assert_sigma_marks(sigmas, f"{dataset} markdown")
     assert_sigma_marks(latex_sigmas(latex_table(table, title="t", caption_note="n")),
@@ -218,7 +243,7 @@ def value_cells(tex: str) -> dict[str, list[str]]:
 def test_deterministic_value_cells_equal_the_published_paper_tables(published_paper_tables,
                                                                     dataset):
     ours = pd.read_csv(REPO / "results" / "metrics_aggregated.csv", float_precision="round_trip")
-    mine = value_cells(latex_table(ranking_table(ours, dataset), title="t", caption_note="n"))
+    mine = value_cells(latex_table(ranking_table(ours, dataset, {}), title="t", caption_note="n"))
     theirs = value_cells((published_paper_tables / f"{dataset}.tex").read_text())
     compared = 0
     for method in ("toorPIA", "PCA", "Isomap"):
@@ -278,7 +303,7 @@ def test_headline_metrics_are_the_tables_numbers():
     datasets = list(dict.fromkeys(aggregated.dataset))
     sigma, full, leaders = {}, {}, {}
     for dataset in datasets:
-        table = ranking_table(aggregated, dataset)
+        table = ranking_table(aggregated, dataset, {})
         total = [c.key for c in table.columns].index("total")
         totals = {method: int(cells[total].text) for method, cells in table.rows}
         leaders[dataset] = {m for m, v in totals.items() if v == max(totals.values())}
@@ -286,7 +311,7 @@ def test_headline_metrics_are_the_tables_numbers():
         for method, value in totals.items():
             sigma[method] = sigma.get(method, 0) + value
             full.setdefault(method, []).append(float(rows[rows.method == method]["median"].iloc[0]))
-    ours = headline(aggregated, datasets)
+    ours = headline(aggregated, datasets, {})
     assert {m: v["sigma"] for m, v in ours.items() if m != "winner"} == sigma
     assert {m: v["full_rho"] for m, v in ours.items() if m != "winner"} == pytest.approx(
         {m: sum(v) / len(v) for m, v in full.items()}, abs=1e-12)

@@ -220,6 +220,30 @@ def test_removing_a_method_or_a_seed_updates_every_table(small_run, tmp_path):
         assert set(table["seed"]) <= {0}, name
 
 
+def test_noise_dims_grids_follow_params():
+    """v1.4.0's probe: the generic methods on `dims`, toorPIA's two endpoints also on
+    `toorpia_dims` (D = 768), its CSV-form endpoint alone on the extra dims x data seeds."""
+    from drfidelity.core.params import ParamsError, load_params, parse_params
+    from drfidelity.studies import study
+
+    params = load_params(REPO / "releases" / "v1.4.0" / "params.yaml")
+    jobs = {c.key: sorted((j.name, j.seed) for j in c.jobs)
+            for c in study("noise_dims").configs(params)}
+    assert list(jobs) == ["dim6", "dim40", "dim80", "dim200", "dim300", "dim400", "dim500",
+                          "dim768", "dim2000", "dim2000_ds0", "dim2000_ds1", "dim2000_ds2",
+                          "dim2000_ds3", "dim6000", "dim6000_ds0", "dim6000_ds1", "dim6000_ds2",
+                          "dim6000_ds3"]
+    toorpia = [("toorPIA", 0), ("toorPIA", 1), ("toorPIA", 2)]
+    assert jobs["dim768"] == [*toorpia, ("toorPIA-embedding", 0)]
+    assert jobs["dim6000_ds3"] == toorpia
+    assert {label for label, _ in jobs["dim500"]} == {*params.methods, "toorPIA-embedding"}
+    raw = yaml.safe_load((REPO / "params.yaml").read_text())
+    overlap = {**raw["supplements"]["noise_dims"], "toorpia_dims": [768]}
+    with pytest.raises(ParamsError, match=r"supplements.noise_dims.toorpia_dims repeats \[768\]"):
+        study("noise_dims").configs(parse_params(
+            {**raw, "supplements": {**raw["supplements"], "noise_dims": overlap}}))
+
+
 def test_unknown_or_bad_supplement_keys_are_named():
     """An unknown study at params load; a bad key or value of a study's section where the
     study loads (before any input is built)."""

@@ -66,13 +66,13 @@ INCONSISTENCY_COLUMNS = ["kind", "table", "detail"]
 @dataclass(frozen=True)
 class Release:
     """A published release as imported: its tag, result tables, paper tables, toorPIA maps and
-    the scored columns its ranking adds to a dataset's (``extra_scored``)."""
+    its ranking rule (params ``ranking``: the scored columns it adds to a dataset's)."""
 
     tag: str
     results: Path
     paper_tables: Path
     maps: Path
-    extra_scored: Mapping[str, Sequence[str]]
+    ranking: Mapping[str, Sequence[str]]
 
     def table(self, name: str) -> pd.DataFrame | None:
         path = self.results / name
@@ -310,7 +310,7 @@ def ranking_both_ways(old: Release, new: Release) -> pd.DataFrame:
     that a change of Σ is seen to come from the rule, the medians, or both."""
     rows = []
     for dataset in _main_datasets(old, new):
-        rules = {tag: [*scored_keys(dataset), *release.extra_scored.get(dataset, ())]
+        rules = {tag: list(scored_keys(dataset, release.ranking))
                  for tag, release in (("old", old), ("new", new))}
         totals = {}
         for side, release in (("old", old), ("new", new)):

@@ -8,6 +8,7 @@ same data, methods and seeds) before anything is computed from them.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -64,8 +65,8 @@ def study_curve_path(root: Path, study: str) -> Path:
 
 
 def published_results_dir(root: Path) -> Path:
-    """The previous release's result tables (import ``reference/v1.3.0/results``), read
-    through the committed link ``reference/published`` -> ``v1.3.0``."""
+    """The published result tables of the release ``root`` configures (the import
+    ``reference/<tag>/results``), read through the committed link ``reference/published``."""
     return root / "reference" / "published" / "results"
 
 
@@ -79,9 +80,24 @@ def comparison_paths(root: Path, release: str) -> tuple[Path, Path]:
 #: the previous project's releases whose public data this checkout imports, oldest first. The
 #: first is the frozen configuration the pipeline rebuilds; its import pointers sit at the
 #: upstream paths of the checkout's root. Each later one keeps the same upstream paths below
-#: ``releases/<tag>/`` (a pointer moved as a whole stays valid), beside a ``release.yaml``
-#: that says what its rules changed.
+#: ``releases/<tag>/`` (a pointer moved as a whole stays valid), beside the ``params.yaml`` of
+#: its frozen configuration (its grids, its ranking rule).
 RELEASES = ("v1.3.0", "v1.4.0")
+
+
+def published_release(root: Path) -> str:
+    """The release whose configuration ``root`` holds: the tag that its committed link
+    ``reference/published`` names (``v1.3.0`` at the checkout's root, ``v1.4.0`` in
+    ``releases/v1.4.0``; without the link, the first). Its published tables are the ones
+    compared with."""
+    link = root / "reference" / "published"
+    if not os.path.lexists(link):
+        return RELEASES[0]
+    tag = Path(os.path.realpath(link)).name
+    if tag not in RELEASES:
+        raise ValueError(f"{root / 'reference' / 'published'} names {tag!r}, not a release "
+                         f"({', '.join(RELEASES)})")
+    return tag
 
 
 def release_root(root: Path, release: str) -> Path:
@@ -106,9 +122,10 @@ def release_paper_tables_dir(root: Path, release: str) -> Path:
     return release_root(root, release) / "reference" / release / "paper_tables"
 
 
-def release_rules_path(root: Path, release: str) -> Path:
-    """What a later release changed in the rules (``releases/<tag>/release.yaml``)."""
-    return release_root(root, release) / "release.yaml"
+def release_params_path(root: Path, release: str) -> Path:
+    """``release``'s frozen configuration: the root ``params.yaml`` for the first release,
+    ``releases/<tag>/params.yaml`` for a later one."""
+    return release_root(root, release) / "params.yaml"
 
 
 def release_diff_paths(root: Path, old: str, new: str) -> dict[str, Path]:

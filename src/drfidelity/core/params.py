@@ -15,7 +15,7 @@ no stage depends on a study module it does not run.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ class ParamsError(ValueError):
 
 
 TOP_KEYS = ("data", "datasets", "dataset_params", "methods", "method_params", "seeds", "jobs",
-            "bootstrap", "supplements")
+            "bootstrap", "ranking", "supplements")
 DATA_KEYS = ("n", "d", "seed", "snr")
 BOOTSTRAP_KEYS = ("n_boot", "alpha", "seed")
 
@@ -51,6 +51,9 @@ class Params:
     jobs: int
     bootstrap: Bootstrap
     supplements: dict[str, Any]  # a :class:`Supplements`
+    #: dataset -> the scored columns a release's ranking rule adds to that dataset's (names of
+    #: its spec's ``rankable`` columns; checked where the ranking is computed)
+    ranking: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def tag(self) -> str:
@@ -117,6 +120,7 @@ def parse_params(raw: dict[str, Any]) -> Params:
             seed=_integer(boot, "seed", "bootstrap.seed", minimum=0),
         ),
         supplements=Supplements(_supplements(raw.get("supplements") or {})),
+        ranking=_ranking(raw.get("ranking") or {}),
     )
 
 
@@ -144,10 +148,28 @@ def _supplements(raw: Any) -> dict[str, Any]:
     return {study: dict(settings) for study, settings in raw.items()}
 
 
+def _ranking(raw: Any) -> dict[str, tuple[str, ...]]:
+    """``ranking``: dataset -> a list of column names (possibly empty). Optional: without it,
+    each dataset ranks its own scored columns only (the v1.3.0 rule)."""
+    from drfidelity.core.registry import DATASET_NAMES
+
+    if not isinstance(raw, dict):
+        raise ParamsError(f"ranking must be a mapping of dataset -> column names, got {raw!r}")
+    _known_keys("ranking", raw, DATASET_NAMES)
+    result = {}
+    for dataset, columns in raw.items():
+        columns = columns or []
+        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            raise ParamsError(f"ranking.{dataset} must be a list of column names, got {columns!r}")
+        result[dataset] = tuple(columns)
+    return result
+
+
 def check_section(where: str, settings: dict, schema: dict[str, Any],
                   ranges: dict[str, tuple[float, float | None, bool]]) -> dict[str, Any]:
     """``settings`` with every key of ``schema`` present and of its type (floats may be
-    written as integers; a one-element list type checks every element) and within
+    written as integers; a one-element list type checks every element of a non-empty list,
+    a one-element tuple type every element of a list that may be empty) and within
     ``ranges`` (key -> (low, high, low excluded); integers not listed must be >= 0); a bad
     key or value is a :class:`ParamsError` naming ``where.key``."""
     _known_keys(where, settings, schema)
@@ -172,9 +194,10 @@ def _in_range(value: Any, where: str, bounds: tuple[float, float | None, bool]) 
 
 def _typed(settings: dict, key: str, kind: Any, where: str) -> Any:
     value = _required(settings, key, where)
-    if isinstance(kind, list):
-        if not isinstance(value, list) or not value:
-            raise ParamsError(f"{where} must be a non-empty list, got {value!r}")
+    if isinstance(kind, (list, tuple)):
+        if not isinstance(value, list) or (isinstance(kind, list) and not value):
+            raise ParamsError(f"{where} must be a {'non-empty ' * isinstance(kind, list)}list, "
+                              f"got {value!r}")
         return [_typed({key: v}, key, kind[0], f"{where}[{i}]") for i, v in enumerate(value)]
     if kind is float:
         return _number(settings, key, where)

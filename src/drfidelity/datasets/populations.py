@@ -15,7 +15,7 @@ from drfidelity.core.validation import real
 
 from . import _checks
 from ._common import Dataset, intra_cluster_nn, offset_clusters, project, split_counts
-from .spec import DatasetSpec, Knobs
+from .spec import DatasetSpec, Knobs, ScoredColumn
 
 
 def make_populations(n: int = 1000, d: int = 768, seed: int = 0, *, latent_block: int = 8,
@@ -84,6 +84,9 @@ def _blurb(knobs: Knobs) -> str:
 SPEC = DatasetSpec(
     name="populations", generator=make_populations, title="Imbalanced two populations",
     blurb=_blurb, extras=("population",), gallery="minority_triangles",
+    rankable=(ScoredColumn("minority_shepard__vs_ambient", "minority pts", "minority ρ",
+                           "Minority pairs (Shepard ρ over minority-involving pairs)", "min.",
+                           r"minority $\rho$"),),
     scatter=("minority_shepard__vs_ambient", "minority-pair Shepard ρ (median)"),
     figure_stems={"gallery": "population_gallery", "score_scatter": "population_score_scatter"},
     shares=_shares, paper_figures=("gallery",))

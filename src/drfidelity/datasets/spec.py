@@ -62,6 +62,9 @@ class DatasetSpec:
         ``drfidelity.report.figures.GALLERIES``.
     scored : tuple of ScoredColumn, optional
         Ranking columns beyond full and near ρ.
+    rankable : tuple of ScoredColumn, optional
+        Columns a release's ranking rule may add after ``scored`` (params ``ranking``; the
+        previous project's v1.4.0 added populations' minority-pair ρ).
     scatter : (str, str), optional
         ``(metric, axis label)`` of the score scatter's x axis; None keeps the near-band ρ.
     figure_stems : mapping of str to str, optional
@@ -88,6 +91,7 @@ class DatasetSpec:
     noised: bool = True
     gallery: str = "labels"
     scored: tuple[ScoredColumn, ...] = ()
+    rankable: tuple[ScoredColumn, ...] = ()
     scatter: tuple[str, str] | None = None
     figure_stems: Mapping[str, str] = field(default_factory=dict)
     shares: Callable[[Knobs], tuple[float, ...]] | None = None

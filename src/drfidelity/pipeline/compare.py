@@ -1,9 +1,9 @@
-"""Stage ``compare``: every results table against the previous release's published one ->
-``results/comparison_v1_3_0.csv`` and ``results/comparison_v1_3_0.md``.
+"""Stage ``compare``: every results table against the published one of the release this
+folder configures (``v1.3.0`` at the root) -> ``results/comparison_<tag>.csv`` and ``.md``.
 
-The published tables are the DVC import ``reference/v1.3.0/results`` (`dvc pull` brings it);
-the stage reads them through the committed link ``reference/published``, so it still runs, and
-says what is missing, when they are not checked out.
+The published tables are the DVC import ``reference/<tag>/results`` (`dvc pull` brings it);
+the stage reads them through the committed link ``reference/published``, which names the
+release, so it still runs, and says what is missing, when they are not checked out.
 """
 
 from __future__ import annotations
@@ -14,27 +14,27 @@ import pandas as pd
 
 from drfidelity.comparison import SUMMARY_COLUMNS, compare, to_markdown
 from drfidelity.core.files import write_csv, write_text
-from drfidelity.core.layout import comparison_paths, published_results_dir, results_dir
+from drfidelity.core.layout import (comparison_paths, published_release, published_results_dir,
+                                    results_dir)
 from drfidelity.core.params import Params
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
-RELEASE = "v1.3.0"
-
 
 def run(params: Params, root: Path) -> None:
-    table_path, page_path = comparison_paths(root, RELEASE)
+    release = published_release(root)
+    table_path, page_path = comparison_paths(root, release)
     published = published_results_dir(root)
     if not any(published.glob("*.csv")):
         write_csv(table_path, pd.DataFrame(columns=SUMMARY_COLUMNS))
-        write_text(page_path, f"# Comparison with {RELEASE}\n\nThe published tables are not "
-                   "checked out: `dvc pull reference/v1.3.0/results.dvc` brings them, then "
+        write_text(page_path, f"# Comparison with {release}\n\nThe published tables are not "
+                   f"checked out: `dvc pull reference/{release}/results.dvc` brings them, then "
                    "`dvc repro compare`.\n")
         print(f"[compare] {published} is empty: comparison not made", flush=True)
         return
     summary = compare(results_dir(root), published)
     write_csv(table_path, summary)
-    write_text(page_path, to_markdown(summary, RELEASE))
+    write_text(page_path, to_markdown(summary, release))
     differs = summary["verdict"].str.startswith("DIFFERS")
     print(f"[compare] {len(summary)} (table, method) pairs, {int(summary['cells'].sum())} "
           f"cells; {int(differs.sum())} exact pair(s) differ", flush=True)

@@ -14,9 +14,9 @@ import pandas as pd
 
 from drfidelity.core.files import write_csv
 from drfidelity.core.layout import (RELEASES, release_diff_paths, release_maps_dir,
-                                    release_paper_tables_dir, release_results_dir,
-                                    release_rules_path)
-from drfidelity.core.params import Params
+                                    release_paper_tables_dir, release_params_path,
+                                    release_results_dir)
+from drfidelity.core.params import Params, load_params
 from drfidelity.release_diff import (CELL_COLUMNS, INCONSISTENCY_COLUMNS, RANKING_COLUMNS,
                                      SUMMARY_COLUMNS, Release, diff_releases)
 
@@ -26,19 +26,17 @@ EMPTY = {"cells": CELL_COLUMNS, "summary": SUMMARY_COLUMNS, "ranking": RANKING_C
          "inconsistencies": INCONSISTENCY_COLUMNS}
 
 
-def load_release(root: Path, tag: str) -> Release:
-    import yaml
-
-    rules = release_rules_path(root, tag)
-    extra = (yaml.safe_load(rules.read_text()) or {}).get("ranking", {}) \
-        if tag != RELEASES[0] else {}
+def load_release(root: Path, tag: str, params: Params) -> Release:
+    """``tag`` as imported, with its ranking rule: ``params`` (the root's) for the first
+    release, the release's own params.yaml for a later one."""
+    rules = params if tag == RELEASES[0] else load_params(release_params_path(root, tag))
     return Release(tag, release_results_dir(root, tag), release_paper_tables_dir(root, tag),
-                   release_maps_dir(root, tag), extra)
+                   release_maps_dir(root, tag), rules.ranking)
 
 
 def run(params: Params, root: Path) -> None:
     for old_tag, new_tag in zip(RELEASES, RELEASES[1:]):
-        old, new = load_release(root, old_tag), load_release(root, new_tag)
+        old, new = load_release(root, old_tag, params), load_release(root, new_tag, params)
         paths = release_diff_paths(root, old_tag, new_tag)
         absent = [r.results for r in (old, new) if not any(r.results.glob("*.csv"))]
         if absent:

@@ -18,8 +18,9 @@ import pandas as pd
 
 from drfidelity.core.registry import METHODS
 from drfidelity.core.files import dumps_json, write_array_dir, write_text
-from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, release_diff_paths,
-                                    report_paths, results_dir, supplement_figures_dir)
+from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published_release,
+                                    release_diff_paths, report_paths, results_dir,
+                                    supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report.content import TITLE, Inputs, findings, points_rule, report_blocks
 from drfidelity.report.document import to_html, to_markdown
@@ -120,9 +121,12 @@ def run(params: Params, root: Path) -> None:
             print(f"[report] {path} not found: {dataset} without figures "
                   f"(run `drfidelity stage figures {dataset}` first)", flush=True)
     write_text(results_dir(root) / "headline.json",
-               dumps_json(headline(aggregated, params.datasets)))
+               dumps_json(headline(aggregated, params.datasets, params.ranking)))
     supplements = load_supplements(root, params)
-    inputs = Inputs(params, aggregated, skipped, facts, supplements, load_release_diffs(root))
+    published = published_release(root)
+    # what moved between releases is told where they are all imported: the root configuration
+    diffs = load_release_diffs(root) if published == RELEASES[0] else []
+    inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     markdown, html = report_paths(root)

@@ -10,26 +10,27 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from drfidelity.datasets.registry import DATASETS, knob_values
 from drfidelity.metrics import bands
+from drfidelity.core.layout import RELEASES, comparison_paths
 from drfidelity.core.registry import METHODS
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
-from drfidelity.report.ranking import TOP_POINTS
+from drfidelity.report.ranking import TOP_POINTS, scored_columns
 from drfidelity.report.releases import release_section, title as release_title
 from drfidelity.report.supplements import (TORN_RATIO, Supplements, study_glossary,
                                            supplement_blocks)
 from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, RankingTable, fixed,
                                       ranking_table)
 
-UPSTREAM = "DR Fidelity Benchmark v1.3.0 (toorpia/dr-fidelity-benchmark, MIT)"
-COMPARISON = "results/comparison_v1_3_0.md"
+UPSTREAM = "DR Fidelity Benchmark {} (toorpia/dr-fidelity-benchmark, MIT)"
 
 
 @dataclass
@@ -42,9 +43,11 @@ class Inputs:
     #: per two consecutive imported releases: (older, newer, the release_diff stage's tables
     #: or None when they are absent)
     releases: list[tuple[str, str, dict | None]] = field(default_factory=list)
+    #: the previous project's release this configuration rebuilds (compared with)
+    published: str = RELEASES[0]
 
     def table(self, dataset: str) -> RankingTable:
-        return ranking_table(self.aggregated, dataset)
+        return ranking_table(self.aggregated, dataset, self.params.ranking)
 
     def median(self, dataset: str, method: str, metric: str) -> float:
         a = self.aggregated
@@ -245,7 +248,7 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         blocks.append(Figure(facts[dr]["files"]["recall_bias"],
                              fig.figure_caption("recall_bias", dr, facts[dr])))
     blocks += [Heading(3, "How to read the tables"), Bullets((
-        f"**full pts / near pts**{_extra_points(found)}: {points_rule()} points "
+        f"**full pts / near pts**{_extra_points(found, inputs.params)}: {points_rule()} points "
         f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
         "order); **Σ** is their sum. "
         "Rows are sorted by Σ, then full ρ.",
@@ -302,10 +305,11 @@ def glossary(params: Params) -> tuple[str, ...]:
     )
 
 
-def _extra_points(found: dict) -> str:
+def _extra_points(found: dict, params: Params) -> str:
     """The tables guide's note on the scored columns some datasets of the run add, e.g.
     " (and **outlier pts** on outliers)"."""
-    extra = [f"**{c.points}** on {d}" for d in found["datasets"] for c in DATASETS[d].scored]
+    extra = [f"**{c.points}** on {d}" for d in found["datasets"]
+             for c in scored_columns(d, params.ranking)]
     return f" (and {_and(extra)})" if extra else ""
 
 
@@ -374,8 +378,10 @@ def _links(headings: list[str]) -> str:
 
 def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
     params = inputs.params
-    intro = (f"This benchmark re-implements the {UPSTREAM} in a DVC pipeline; its published "
-             f"values are the tests' reference and the [generated comparison]({COMPARISON}) "
+    comparison = comparison_paths(Path("."), inputs.published)[1].as_posix()
+    intro = (f"This benchmark re-implements the {UPSTREAM.format(inputs.published)} in a DVC "
+             f"pipeline; its published values are the tests' reference and the [generated "
+             f"comparison]({comparison}) "
              "shows where we agree. DREAMS is our own loop (see the methodology notes).")
     blocks: list[Block] = [Heading(1, TITLE), Para(intro), Bullets(tuple(config_lines(params))),
                            Quote("**Headline.** " + headline(found))]

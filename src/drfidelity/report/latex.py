@@ -10,7 +10,6 @@ import re
 
 from drfidelity.datasets.registry import DATASETS
 from drfidelity.core.params import snr_label
-from drfidelity.report.ranking import scored_keys
 from drfidelity.report.tables import RankingTable, fixed
 
 #: ranking-table header -> its LaTeX form; a dataset's own scored columns bring theirs.
@@ -40,7 +39,8 @@ def latex_cell(text: str, mark: str | None) -> str:
 def latex_table(table: RankingTable, *, title: str, caption_note: str) -> str:
     """A ranking table: its headers mapped by :data:`HEADERS` and its dataset's scored columns,
     caption "{title}: ..."."""
-    own = {text: latex for c in DATASETS[table.dataset].scored
+    spec = DATASETS[table.dataset]
+    own = {text: latex for c in spec.scored + spec.rankable
            for text, latex in ((c.points, c.latex_points), (c.header, c.latex_header))}
     headers = {**HEADERS, **own}
     return latex_tabular(table, caption=f"{title}: distance-fidelity ranking. {caption_note}",
@@ -169,6 +169,6 @@ def latex_macros(found: dict, params, skipped_text: str, recall_k: int,
             macro(f"{name}Outvote", f"{f['outvote']:.1f}"),
             macro(f"{name}CrushMethod", escape(f["crush"][0] or "---")),
             macro(f"{name}CrushValue", f"{f['crush'][1]:.1f}"),
-            macro(f"{name}ScoredColumns", len(scored_keys(dataset))),
+            macro(f"{name}ScoredColumns", sum(c.kind == "points" for c in f["table"].columns)),
         ]
     return "\n".join(lines + list(extra)) + "\n"

@@ -3,6 +3,9 @@
 Per scored column, methods are sorted by descending median (missing values last); the stable
 sort keeps the canonical method order on exact ties, and medians are compared unrounded.
 Place i (0-based) earns max(0, 5 - i) points. Rows are ordered by total points, then by full rho.
+The scored columns are full and near rho on every dataset, then a dataset's own (outliers: the
+outlier-pair rho), then those a release's rule adds (params ``ranking``; v1.4.0: populations'
+minority-pair rho).
 """
 
 from __future__ import annotations
@@ -10,7 +13,10 @@ from __future__ import annotations
 import math
 from typing import Mapping, Sequence
 
+from drfidelity.core.params import ParamsError
+from drfidelity.core.validation import close_match
 from drfidelity.datasets.registry import DATASETS
+from drfidelity.datasets.spec import ScoredColumn
 
 MISSING = -1e9
 #: points of the first place; each later place earns one less, never below 0.
@@ -20,9 +26,26 @@ TOP_POINTS = 5
 SCORED = {"full_shepard": "full pts", "shepard_near__vs_ambient": "near pts"}
 
 
-def scored_keys(dataset: str) -> dict[str, str]:
-    """Scored metric -> points column name of ``dataset``'s ranking, in column order."""
-    return {**SCORED, **{c.metric: c.points for c in DATASETS[dataset].scored}}
+def scored_columns(dataset: str, ranking: Mapping[str, Sequence[str]]
+                   ) -> tuple[ScoredColumn, ...]:
+    """``dataset``'s scored columns beyond full and near ρ: its spec's own, then those the
+    rule ``ranking`` (params ``ranking``: dataset -> metric names) adds from its ``rankable``
+    columns. A name it cannot rank is a :class:`ParamsError` naming ``ranking.<dataset>``."""
+    spec = DATASETS[dataset]
+    rankable = {c.metric: c for c in spec.rankable}
+    added = ranking.get(dataset, ())
+    for name in added:
+        if name not in rankable:
+            known = ", ".join(rankable) or "none"
+            raise ParamsError(f"ranking.{dataset}: {name!r} is not a column {dataset} can rank"
+                              f"{close_match(name, rankable)} (rankable: {known})")
+    return spec.scored + tuple(rankable[name] for name in dict.fromkeys(added))
+
+
+def scored_keys(dataset: str, ranking: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Scored metric -> points column name of ``dataset``'s ranking under the rule
+    ``ranking`` (see :func:`scored_columns`), in column order."""
+    return {**SCORED, **{c.metric: c.points for c in scored_columns(dataset, ranking)}}
 
 
 def composite_points(medians: Mapping[str, Mapping[str, float]], methods: Sequence[str],

@@ -12,17 +12,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from drfidelity.datasets.registry import DATASETS
 from drfidelity.core.registry import METHODS
-from drfidelity.report.ranking import composite_points, row_order, scored_keys
+from drfidelity.report.ranking import composite_points, row_order, scored_columns, scored_keys
 
 CI_MIN_WIDTH = 5e-4
 #: a tightest cluster crushed more than this (the column's largest value) is an outright failure
 CRUSH_LIMIT = 5
+#: the columns whose value below 0 is an outright failure, outside a ranking table (where they
+#: are the ρ its rule scores, full ρ aside)
+SIGNED = ("shepard_near__vs_ambient", "outlier_shepard__vs_ambient")
 
 
 @dataclass(frozen=True)
@@ -61,9 +64,11 @@ class RankingTable:
         return spans
 
 
-def columns_for(dataset: str) -> list[Column]:
+def columns_for(dataset: str, ranking: Mapping[str, Sequence[str]]) -> list[Column]:
+    """The ranking table's columns: points per scored column under the rule ``ranking``, Σ,
+    the primary ρ, the scale, the k-NN reference block, then the scored columns' values."""
     points = [Column(key, name, "Distance-fidelity ranking", "points")
-              for key, name in scored_keys(dataset).items()]
+              for key, name in scored_keys(dataset, ranking).items()]
     columns = points + [
         Column("total", "Σ", "Distance-fidelity ranking", "total"),
         Column("full_shepard", "full · global", "Band-Shepard ρ (primary)", "higher"),
@@ -76,7 +81,7 @@ def columns_for(dataset: str) -> list[Column]:
         Column("cont_k15", "continuity@15", "Reference (k-NN, biased)", "reference"),
     ]
     return columns + [Column(c.metric, c.header, c.group, "higher")
-                      for c in DATASETS[dataset].scored]
+                      for c in scored_columns(dataset, ranking)]
 
 
 def fixed(value: float, digits: int = 3) -> str:
@@ -106,15 +111,16 @@ def _dataset_stats(aggregated: pd.DataFrame, dataset: str):
     return methods, stats, medians
 
 
-def dataset_headline(aggregated: pd.DataFrame, dataset: str) -> dict[str, dict[str, float]]:
+def dataset_headline(aggregated: pd.DataFrame, dataset: str,
+                     ranking: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
     """Per method of ``dataset``: the full ρ median and the ranking table's total Σ."""
     methods, _, medians = _dataset_stats(aggregated, dataset)
-    points = composite_points(medians, methods, list(scored_keys(dataset)))
+    points = composite_points(medians, methods, list(scored_keys(dataset, ranking)))
     return {m: {"full_rho": medians[m]["full_shepard"], "sigma": points[m]["total"]}
             for m in methods}
 
 
-def headline(aggregated: pd.DataFrame, datasets) -> dict:
+def headline(aggregated: pd.DataFrame, datasets, ranking: Mapping[str, Sequence[str]]) -> dict:
     """The DVC metrics file ``results/headline.json``, one screen of ``dvc metrics diff`` and
     ``dvc exp show``: which method leads, by how much, and whether a run changed that.
 
@@ -122,7 +128,7 @@ def headline(aggregated: pd.DataFrame, datasets) -> dict:
     ran on, and ``full_rho``, the mean of its full ρ medians there; ``winner``: per dataset the
     Σ leader (ties joined by "+").
     """
-    per = {d: dataset_headline(aggregated, d) for d in datasets}
+    per = {d: dataset_headline(aggregated, d, ranking) for d in datasets}
     result: dict = {}
     for method in METHODS:
         ran = [per[d][method] for d in datasets if method in per[d]]
@@ -137,12 +143,16 @@ def headline(aggregated: pd.DataFrame, datasets) -> dict:
     return result
 
 
-def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
-    """Build the ranking table of ``dataset`` from the aggregated long table."""
+def ranking_table(aggregated: pd.DataFrame, dataset: str,
+                  ranking: Mapping[str, Sequence[str]]) -> RankingTable:
+    """Build the ranking table of ``dataset`` from the aggregated long table, under the rule
+    ``ranking`` (params ``ranking``)."""
     methods, stats, medians = _dataset_stats(aggregated, dataset)
-    keys = list(scored_keys(dataset))
+    keys = list(scored_keys(dataset, ranking))
     points = composite_points(medians, methods, keys)
-    columns = columns_for(dataset)
+    columns = columns_for(dataset, ranking)
+    # a ρ the ranking scores (not full ρ) below 0 is an outright failure
+    signed = {key for key in keys if key != "full_shepard"}
     table = RankingTable(dataset, columns)
     order = row_order(points, medians, methods)
     cells = {m: [] for m in order}
@@ -158,7 +168,7 @@ def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
                 r = stats[m].get(column.key)
                 texts[m] = "—" if r is None else format_value(r.median, r.ci_lo, r.ci_hi, r.n_runs)
         marks = column_marks(column, values, upper if column.kind not in ("points", "total")
-                             else None)
+                             else None, signed)
         for m in order:
             cells[m].append(Cell(texts[m], marks.get(m)))
     table.rows = [(m, cells[m]) for m in order]
@@ -166,11 +176,12 @@ def ranking_table(aggregated: pd.DataFrame, dataset: str) -> RankingTable:
 
 
 def column_marks(column: Column, values: dict[str, float | None],
-                 upper: dict[str, float] | None = None) -> dict[str, str]:
+                 upper: dict[str, float] | None = None,
+                 signed: Collection[str] = SIGNED) -> dict[str, str]:
     """Row label -> mark of one column: best/worst by the column's kind (none for ``plain``;
     ``scale`` closest to 1 in log terms, no worst; ``unit`` closest/farthest to 1), then the
     outright failures. ``upper``: each row's CI upper bound (absent: the median is its own
-    bound, as for a single run)."""
+    bound, as for a single run); ``signed``: the columns failed below 0."""
     finite = {m: float(v) for m, v in values.items() if v is not None and not math.isnan(v)}
     marks: dict[str, str] = {}
     if len(set(finite.values())) > 1:
@@ -189,14 +200,15 @@ def column_marks(column: Column, values: dict[str, float | None],
             hi, lo = max(finite.values()), min(finite.values())
             marks.update({m: "best" for m, v in finite.items() if v == hi})
             marks.update({m: "worst" for m, v in finite.items() if v == lo})
-    marks.update({m: "crit" for m in _failures(column, finite, upper or {})})
+    marks.update({m: "crit" for m in _failures(column, finite, upper or {}, signed)})
     return marks
 
 
-def _failures(column: Column, finite: dict[str, float], upper: dict[str, float]) -> list[str]:
-    """Outright failures: a near or outlier rho whose CI lies below 0 (its upper bound, or the
+def _failures(column: Column, finite: dict[str, float], upper: dict[str, float],
+              signed: Collection[str]) -> list[str]:
+    """Outright failures: a rho of ``signed`` whose CI lies below 0 (its upper bound, or the
     median of a single run, is negative); a crushed tightest cluster."""
-    if column.key in ("shepard_near__vs_ambient", "outlier_shepard__vs_ambient"):
+    if column.key in signed:
         return [m for m, v in finite.items() if max(v, upper.get(m, v)) < 0]
     if column.kind == "scale" and finite:
         top = max(finite.values())

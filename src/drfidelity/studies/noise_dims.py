@@ -4,7 +4,9 @@ D − n_principal pure-noise columns. At which D does a 2-D map stop separating 
 toorPIA runs twice, through each endpoint of its service: its CSV-form maps (cache mode
 "fit", one per seed, so scored like a stochastic method, also at extra dimensions and data
 seeds) keep the method name and go to ``dimsweep``; its embedding endpoint gets its own label
-and table pair ``dimsweep_embedding``.
+and table pair ``dimsweep_embedding``. Three grids: ``dims`` (every method), ``toorpia_dims``
+(toorPIA's two endpoints only: the previous project's v1.4.0 kept D = 768 for toorPIA alone)
+and ``toorpia_extra_dims`` x ``toorpia_extra_seeds`` (its CSV-form endpoint only).
 """
 
 from __future__ import annotations
@@ -44,29 +46,36 @@ TITLE = "Supplement — noise dimensions"
 
 
 def check(settings: dict, where: str) -> None:
-    for key in ("dims", "toorpia_extra_dims"):
+    for key in ("dims", "toorpia_dims", "toorpia_extra_dims"):
         for q, dim in enumerate(settings[key]):
             if dim < settings["n_principal"]:
                 raise ParamsError(f"{where}.{key}[{q}] must be >= n_principal = "
                                   f"{settings['n_principal']}, got {dim}")
+    both = sorted(set(settings["dims"]) & set(settings["toorpia_dims"]))
+    if both:
+        raise ParamsError(f"{where}.toorpia_dims repeats {both} of {where}.dims (where toorPIA "
+                          "runs already)")
 
 
 def inputs(params: Params, settings: dict) -> list[Config]:
     generic = [m for m in params.methods if m != "toorPIA"]
-    grid = [(dim, settings["data_seed"], True) for dim in settings["dims"]]
-    grid += [(dim, seed, False) for dim in settings["toorpia_extra_dims"]
-             for seed in settings["toorpia_extra_seeds"]]
+    # (dim, data seed, the generic methods run, toorPIA's embedding endpoint runs)
+    probe_seed = settings["data_seed"]
+    grid = sorted([(dim, probe_seed, True, True) for dim in settings["dims"]]
+                  + [(dim, probe_seed, False, True) for dim in settings["toorpia_dims"]])
+    grid += [(dim, extra, False, False) for dim in settings["toorpia_extra_dims"]
+             for extra in settings["toorpia_extra_seeds"]]
     toorpia = "toorPIA" in params.methods
     knobs = {"n_principal": settings["n_principal"], "cluster_std": settings["cluster_std"]}
     result = []
-    for dim, data_seed, everyone in grid:
+    for dim, data_seed, everyone, embedding_arm in grid:
         key = f"dim{dim}" + ("" if data_seed == settings["data_seed"] else f"_ds{data_seed}")
         jobs = list(method_jobs(params, key, generic)) if everyone else []
         if toorpia:
             base = params.method_params.get("toorPIA", {})
             jobs += [Job.of("toorPIA", seed, {**base, "mode": "fit"}, config=key)
                      for seed in range(params.seeds)]
-            if everyone:
+            if embedding_arm:
                 jobs.append(Job.of("toorPIA", 0, {**base, "mode": "embedding"}, config=key,
                                    label=TOORPIA_EMBEDDING_ARM))
 
@@ -217,10 +226,11 @@ STAGE_WORDS = "the noise-dimensions stage"
 
 SPEC = StudySpec(
     name=NAME,
-    schema={"dims": [int], "data_seed": int, "n_principal": int, "cluster_std": float,
-            "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int]},
-    ranges={"dims": (1, None, False), "n_principal": (1, None, False),
-            "cluster_std": (0, None, False), "toorpia_extra_dims": (1, None, False)},
+    schema={"dims": [int], "toorpia_dims": (int,), "data_seed": int, "n_principal": int,
+            "cluster_std": float, "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int]},
+    ranges={"dims": (1, None, False), "toorpia_dims": (1, None, False),
+            "n_principal": (1, None, False), "cluster_std": (0, None, False),
+            "toorpia_extra_dims": (1, None, False)},
     check=check, inputs=inputs, readouts=readouts, tabulate=tabulate, tables=PAIRS,
     table_of=table_of, reads=("data.n",), maps=NAME, stage_words=STAGE_WORDS,
     report_order=50, report_tables=(GENERIC.aggregated, EMBEDDING.aggregated),
