@@ -3,21 +3,26 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 export DVC_NO_ANALYTICS := 1
+# The release a command rebuilds: unset, the repository root's (v1.3.0); RELEASE=v1.4.0, the
+# pipeline of releases/v1.4.0 (its params.yaml, its imports, its outputs beside them).
+RELEASE ?=
+FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
 
 .PHONY: venv repro verify verify-main test test-slow kick bench scale lock paper image image-check
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
 
-repro: venv           ## bring in the imports (toorPIA's maps), recompute every stage, compare with git
+repro: venv           ## bring in the imports (toorPIA's maps), recompute every stage of RELEASE, compare with git
 	-python tools/imports.py
-	python tools/repro.py --force
-	dvc status --no-updates
-	git diff --exit-code --stat -- dvc.lock results figures paper REPORT.md REPORT.html
+	$(if $(RELEASE),python tools/release_pipeline.py)
+	python tools/repro.py --force $(FOLDER)/dvc.yaml
+	dvc status --no-updates $(FOLDER)/dvc.yaml
+	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html)
 	@echo "repro: every committed output came back byte for byte"
 
-verify: venv          ## the reviewer's verdict: a fresh clone of HEAD rebuilds every committed output?
-	python tools/verify.py
+verify: venv          ## the reviewer's verdict: a fresh clone of HEAD rebuilds RELEASE's committed outputs?
+	python tools/verify.py $(if $(RELEASE),--release $(RELEASE))
 
 verify-main: venv    ## make verify for the main benchmark only (generate -> figures; what CI runs)
 	python tools/verify.py --targets aggregate figures

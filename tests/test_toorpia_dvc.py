@@ -120,6 +120,19 @@ def test_manifest_matches_its_generator(shared_imports):
     assert len(committed["entries"]) + len(committed["unverified"]) == 125
 
 
+def test_a_later_release_manifest_matches_its_generator(shared_imports):
+    """v1.4.0's 113 maps: each input known but the legacy clusters_sweep caches' (the v1.3.0
+    entry of the same path, or the checked noise-dims and random-walk generators)."""
+    spec = importlib.util.spec_from_file_location(
+        "make_toorpia_manifest", REPO / "tools" / "make_toorpia_manifest.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    committed = json.loads((REPO / "releases" / "v1.4.0" / MANIFEST).read_text())
+    assert committed == tool.build_release_manifest(shared_imports, "v1.4.0")
+    assert len(committed["entries"]) == 108
+    assert all(key.startswith("clusters_sweep/") for key in committed["unverified"])
+
+
 def _context(root: Path, key: str) -> tuple[EmbedContext, str, int]:
     dataset, method, mode, tag, seed_file = key.split("/")
     assert method == "toorpia"

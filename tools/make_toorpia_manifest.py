@@ -14,8 +14,14 @@ generator, after checking that it reproduces every reference noise-dims ``X`` bi
 entries say so in ``input_source``. The legacy ``clusters_sweep`` caches (read by no v1.3.0
 code) stay under ``"unverified"``; the loader refuses them until they have an entry.
 
-Usage: python tools/make_toorpia_manifest.py [SHARED_DIR] [OUTPUT]
-(defaults: ``../shared`` next to the repository, ``external_embeddings.manifest.json`` in it).
+A later release (``--release v1.4.0``) ships no reference inputs: its maps' inputs are those of
+the v1.3.0 entry with the same path (its tag names n, D, noise and seed, and the generators did
+not change between the releases), else the checked generators' (the noise-dims grids, the
+8-series random walk). Its manifest sits beside its imports, in ``releases/<tag>/``.
+
+Usage: python tools/make_toorpia_manifest.py [--release TAG] [SHARED_DIR] [OUTPUT]
+(defaults: ``../shared`` next to the repository; the output: ``external_embeddings.manifest.json``
+in the repository, or in the release's folder).
 """
 
 from __future__ import annotations
@@ -34,11 +40,16 @@ runtime.configure("exact")  # the generator must reproduce the reference inputs 
 import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
+from drfidelity.core.layout import RELEASES, release_root  # noqa: E402
 from drfidelity.datasets.noise_dims import make_noise_dims  # noqa: E402
+from drfidelity.datasets.random_walk import make_random_walk  # noqa: E402
 from drfidelity.core.storage import fingerprint  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+MANIFEST = "external_embeddings.manifest.json"
 SOURCE = "toorpia/dr-fidelity-benchmark v1.3.0 (commit 56951e78)"
+#: a later release: where its maps come from (its tag's commit)
+SOURCES = {"v1.4.0": "toorpia/dr-fidelity-benchmark v1.4.0 (commit 0be44253)"}
 # Cache mode -> the toorPIA endpoint that produced it (benchmark.md §2.4, §6.3).
 ENDPOINTS = {
     "embedding": "basemap_embedding",
@@ -51,23 +62,28 @@ INPUT_ARRAY = {"embedding_basemap": "X_fit", "embedding_addplot": "X_add"}
 FROM_REFERENCE = "reference-v1.3.0 params.json"
 FROM_GENERATOR = ("drfidelity make_noise_dims(n, d, seed), bit-exact on every reference "
                   "noise-dims input")
+FROM_FIRST_RELEASE = ("the input of the v1.3.0 entry with the same path (same tag, same "
+                      "generators)")
+FROM_WALK_GENERATOR = ("drfidelity make_random_walk(n, d, seed 0, n_series, step 0.001), "
+                       "bit-exact on the reference random-walk input")
 NOISE_DIMS_TAG = re.compile(r"n(\d+)_dim(\d+)(?:_ds(\d+))?")
+WALK_TAG = re.compile(r"n(\d+)_d(\d+)_s(\d+)")
 
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def remote_files(shared: Path) -> dict[str, bytes]:
-    """Path under ``external_embeddings/`` -> file bytes, for every map that the committed
-    import pointers name, read from the DVC objects (each pointer's ``.dir`` listing maps its
-    files to content-addressed objects)."""
+def remote_files(shared: Path, root: Path = REPO) -> dict[str, bytes]:
+    """Path under ``external_embeddings/`` -> file bytes, for every map that the import
+    pointers committed below ``root`` name, read from the DVC objects (each pointer's ``.dir``
+    listing maps its files to content-addressed objects)."""
     objects = shared / "dvc-remote" / "files" / "md5"
     files = {}
-    for pointer in sorted((REPO / "external_embeddings").glob("*/*/*.dvc")):
+    for pointer in sorted((root / "external_embeddings").glob("*/*/*.dvc")):
         [out] = yaml.safe_load(pointer.read_text())["outs"]
         listing = json.loads((objects / out["md5"][:2] / out["md5"][2:]).read_text())
-        folder = pointer.parent.relative_to(REPO / "external_embeddings") / out["path"]
+        folder = pointer.parent.relative_to(root / "external_embeddings") / out["path"]
         for item in listing:
             files[f"{folder.as_posix()}/{item['relpath']}"] = \
                 (objects / item["md5"][:2] / item["md5"][2:]).read_bytes()
@@ -146,10 +162,58 @@ def build_manifest(shared: Path) -> dict:
             "unverified": sorted(set(files) - set(entries))}
 
 
+def walk_input(tag: str) -> tuple[str, list[int]]:
+    """(sha256, shape) of ``make_random_walk`` for a random-walk tag ``n{n}_d{d}_s{series}``."""
+    n, d, series = map(int, WALK_TAG.fullmatch(tag).groups())
+    X = make_random_walk(n=n, d=d, seed=0, n_series=series, step=0.001).clean
+    return fingerprint(X), list(X.shape)
+
+
+def check_walk_generator(first: dict) -> None:
+    """Trust the walk generator only if it reproduces the first release's random-walk input."""
+    for key, entry in first["entries"].items():
+        if key.startswith("random_walk/") and walk_input(key.split("/")[3])[0] != \
+                entry["input_sha256"]:
+            raise ValueError(f"make_random_walk does not reproduce the input of {key}")
+
+
+def build_release_manifest(shared: Path, release: str) -> dict:
+    """The manifest of a later release's maps: one verified entry per map whose input is
+    known (the first release's entry of the same path, or a checked generator's)."""
+    first = json.loads((REPO / MANIFEST).read_text())
+    check_generator(reference_inputs(shared))
+    check_walk_generator(first)
+    entries = {}
+    for key, data in sorted(remote_files(shared, release_root(REPO, release)).items()):
+        mode, tag = key.split("/")[2:4]
+        if key in first["entries"]:
+            known = first["entries"][key]
+            input_sha, input_shape, source = (known["input_sha256"], known["input_shape"],
+                                              FROM_FIRST_RELEASE)
+        elif key.startswith("noise_dims/toorpia/"):
+            input_sha, input_shape, source = (*generated_input(tag), FROM_GENERATOR)
+        elif key.startswith("random_walk/toorpia/"):
+            input_sha, input_shape, source = (*walk_input(tag), FROM_WALK_GENERATOR)
+        else:
+            continue
+        Y = np.load(io.BytesIO(data), allow_pickle=False)
+        entries[key] = {"sha256": _sha256(data), "shape": list(Y.shape),
+                        "input_sha256": input_sha, "input_shape": input_shape,
+                        "input_source": source, "endpoint": ENDPOINTS[mode], "mode": mode,
+                        "source": SOURCES[release]}
+    files = remote_files(shared, release_root(REPO, release))
+    return {"source": SOURCES[release], "entries": entries,
+            "unverified": sorted(set(files) - set(entries))}
+
+
 def main(argv: list[str]) -> None:
+    release = RELEASES[0]
+    if argv[1:2] == ["--release"]:
+        release, argv = argv[2], argv[:1] + argv[3:]
     shared = Path(argv[1]) if len(argv) > 1 else REPO.parent / "shared"
-    output = Path(argv[2]) if len(argv) > 2 else REPO / "external_embeddings.manifest.json"
-    manifest = build_manifest(shared)
+    output = Path(argv[2]) if len(argv) > 2 else release_root(REPO, release) / MANIFEST
+    manifest = (build_manifest(shared) if release == RELEASES[0]
+                else build_release_manifest(shared, release))
     output.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     print(f"{output}: {len(manifest['entries'])} entries, {len(manifest['unverified'])} unverified")
 

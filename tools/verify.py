@@ -7,16 +7,20 @@ standing because its inputs hash-match), then prints one row per committed outpu
 or not, and why not. The exit status is the verdict: 0 only when every stage ran, every output
 and ``dvc.lock`` came back identical and ``dvc status --no-updates`` is clean.
 
+A release is verified in its folder: the first (v1.3.0) at the root, a later one below
+``releases/<tag>/`` (its own ``dvc.yaml`` and ``dvc.lock``, tools/release_pipeline.py).
+
 The clone uses this checkout's DVC cache, so objects fetched once (or copied there for offline
 work) are not fetched again; on a new machine that cache is empty and ``dvc pull`` fetches them.
 
 Usage: python tools/verify.py [--repo DIR] [--cache DIR] [--offline] [--workdir DIR] [--keep]
-                               [--targets STAGE ...]
+                               [--release TAG] [--targets STAGE ...]
   --repo DIR      the repository whose HEAD is verified (default: this checkout)
   --cache DIR     the DVC cache the clone uses (default: the repository's own)
   --offline       restore the imports from that cache only; never clone
   --workdir DIR   where to clone (default: a new temporary folder)
   --keep          keep the clone afterwards (it is removed on success otherwise)
+  --release TAG   the release whose pipeline is rebuilt (default: the first, at the root)
   --targets STAGE reproduce only these stages and what they depend on, and compare only their
                   outputs (``--targets aggregate figures``: the main benchmark, what CI runs)
 """
@@ -40,6 +44,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import imports  # noqa: E402
 
+from drfidelity.core.layout import RELEASES, release_root  # noqa: E402
 
 
 def git(root: Path, *args: str) -> str:
@@ -90,18 +95,20 @@ def frozen_stages(root: Path) -> set[str]:
     return {name for name, entry in stages.items() if entry.get("frozen")}
 
 
-def committed_outputs(root: Path, targets: list[str] | None = None
+def committed_outputs(root: Path, targets: list[str] | None = None, folder: str = "."
                       ) -> tuple[list[str], list[str]]:
-    """The pipeline's outputs that git tracks (dvc.lock lists every output; the cached ones are
-    git-ignored), of every stage or of those ``targets`` run: their paths, and their files plus
-    dvc.lock itself, which ``dvc repro`` must bring back byte for byte."""
-    lock = yaml.safe_load((root / "dvc.lock").read_text())
+    """The outputs that git tracks of the pipeline in ``folder`` (its dvc.lock lists every
+    output; the cached ones are git-ignored), of every stage or of those ``targets`` run: their
+    paths, and their files plus that dvc.lock, which ``dvc repro`` must bring back byte for
+    byte. Paths are relative to ``root``."""
+    lock = yaml.safe_load((root / folder / "dvc.lock").read_text())
     chosen = upstream(lock, targets) if targets else set(lock["stages"])
-    outs = sorted({out["path"] for name, entry in lock["stages"].items() if name in chosen
+    outs = sorted({(Path(folder) / out["path"]).as_posix()
+                   for name, entry in lock["stages"].items() if name in chosen
                    for out in entry.get("outs", [])})
     files = git(root, "ls-files", "--", *outs).split() if outs else []
     tracked = [out for out in outs if any(f == out or f.startswith(f"{out}/") for f in files)]
-    return tracked, sorted(files) + ["dvc.lock"]
+    return tracked, sorted(files) + [(Path(folder) / "dvc.lock").as_posix()]
 
 
 def skipped_methods(text: str) -> dict[str, str]:
@@ -123,11 +130,15 @@ def explain(changed: bool, newly_skipped: dict[str, str], import_problem: str | 
 
 
 def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
-           targets: list[str] | None = None
+           targets: list[str] | None = None, release: str = RELEASES[0]
            ) -> tuple[bool, list[tuple[str, str, str]], dict[str, str]]:
-    """Clone, import, reproduce, compare: (verdict, one row per output, why methods that the
-    commit has were unavailable)."""
+    """Clone, import, reproduce ``release``'s pipeline, compare: (verdict, one row per output,
+    why methods that the commit has were unavailable)."""
     clone = workdir / "clone"
+    folder = release_root(Path("."), release).as_posix()
+    pipeline = (Path(folder) / "dvc.yaml").as_posix()
+    # only this release's pipeline: every stage of its dvc.yaml, or the targets in it
+    chosen = [f"{pipeline}:{t}" for t in targets] if targets else [pipeline]
     print(f"verify: cloning {repo} at {git(repo, 'rev-parse', '--short', 'HEAD').strip()} "
           f"into {clone}", flush=True)
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
@@ -140,26 +151,26 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
     problem = imports.fetch(clone, offline=offline)
     print(f"verify: {problem}" if problem else "verify: all imports present", flush=True)
 
-    print(f"verify: 2/3 dvc repro --force --no-run-cache {' '.join(targets or [])}", flush=True)
+    print(f"verify: 2/3 dvc repro --force --no-run-cache {' '.join(chosen)}", flush=True)
     start = time.monotonic()
     log = workdir / "repro.log"
-    repro_failed = dvc(clone, "repro", "--force", "--no-run-cache", *(targets or []),
-                       log=log) != 0
-    ran = set(re.findall(r"^Running stage '([^']+)'", log.read_text(), flags=re.M))
-    lock = yaml.safe_load((clone / "dvc.lock").read_text())
+    repro_failed = dvc(clone, "repro", "--force", "--no-run-cache", *chosen, log=log) != 0
+    ran = {name.removeprefix(f"{pipeline}:") for name in
+           re.findall(r"^Running stage '([^']+)'", log.read_text(), flags=re.M)}
+    lock = yaml.safe_load((clone / folder / "dvc.lock").read_text())
     expected = {name for name in (upstream(lock, targets) if targets else lock["stages"])
-                if name not in frozen_stages(clone)}
+                if name not in frozen_stages(clone / folder)}
     print(f"verify: dvc repro {'FAILED' if repro_failed else 'done'} in "
           f"{time.monotonic() - start:.0f} s, {len(ran)} of {len(expected)} stages ran "
           f"(log: {log})", flush=True)
 
     print("verify: 3/3 committed outputs against HEAD", flush=True)
-    table = Path("results") / "skipped_methods.csv"
+    table = Path(folder) / "results" / "skipped_methods.csv"
     committed = git(clone, "show", f"HEAD:{table}") if (clone / table).exists() else ""
     now = (clone / table).read_text() if (clone / table).exists() else ""
     before = skipped_methods(committed)
     newly_skipped = {m: r for m, r in skipped_methods(now).items() if m not in before}
-    outs, files = committed_outputs(clone, targets)
+    outs, files = committed_outputs(clone, targets, folder)
     rows = []
     for path in files:
         changed = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", path],
@@ -168,7 +179,7 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
                      explain(changed, newly_skipped, problem)))
     for path in git(clone, "ls-files", "--others", "--exclude-standard", "--", *outs).split():
         rows.append((path, "new", "not in the commit"))
-    status_clean = dvc(clone, "status", "--no-updates", "--quiet", *(targets or [])) == 0
+    status_clean = dvc(clone, "status", "--no-updates", "--quiet", *chosen) == 0
     if not status_clean:
         rows.append(("(dvc status --no-updates)", "not clean",
                      "pipeline not up to date after dvc repro"))
@@ -195,6 +206,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--offline", action="store_true")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--release", default=RELEASES[0], choices=RELEASES)
     parser.add_argument("--targets", nargs="+", metavar="STAGE")
     args = parser.parse_args(argv)
     if subprocess.run(["git", "rev-parse", "HEAD"], cwd=args.repo if args.repo.is_dir() else None,
@@ -204,7 +216,7 @@ def main(argv: list[str]) -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="drfidelity-verify."))
     workdir.mkdir(parents=True, exist_ok=True)
     ok, rows, unavailable = verify(args.repo.resolve(), workdir, args.cache, args.offline,
-                                   args.targets)
+                                   args.targets, args.release)
     print_table(rows, unavailable)
     same = sum(r[1] == "identical" for r in rows)
     print(f"\nVERDICT: {'REPRODUCED' if ok else 'NOT REPRODUCED'}: {same} of {len(rows)} "

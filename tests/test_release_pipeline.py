@@ -1,0 +1,89 @@
+"""A later release is a folder that DVC rebuilds with the root's pipeline and its own params.
+
+``releases/<tag>/dvc.yaml`` is generated from the root's (tools/release_pipeline.py): the
+same stages but those that belong to the checkout, code paths moved, outputs in the folder.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from drfidelity.core.layout import RELEASES, published_release, release_root
+from drfidelity.core.params import load_params
+from pipeline_helpers import run
+
+REPO = Path(__file__).resolve().parents[1]
+LATER = RELEASES[1:]
+
+
+def tool():
+    spec = importlib.util.spec_from_file_location("release_pipeline",
+                                                  REPO / "tools" / "release_pipeline.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("tag", LATER)
+def test_a_release_runs_every_stage_of_the_root_but_the_checkouts(tag):
+    """Same stages and commands, each dep either the root's code moved below the folder or a
+    path inside it; the comparison named after the release."""
+    root = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    release = yaml.safe_load(tool().release_pipeline(tag))["stages"]
+    assert set(release) == set(root) - set(tool().CHECKOUT_STAGES)
+    for name, stage in release.items():
+        body, theirs = stage.get("do", stage), root[name].get("do", root[name])
+        assert body["cmd"] == theirs["cmd"]
+        for dep in body["deps"]:
+            assert dep.startswith("../../src/") or not dep.startswith(("src/", "..", "/")), dep
+        assert "results/release_diff" not in body["deps"]
+        assert not any("scale" in p for p in body.get("params", []) if isinstance(p, dict))
+    compared = [next(iter(o)) for o in release["compare"]["outs"]]
+    assert compared == [f"results/comparison_{tag.replace('.', '_')}.{ext}"
+                        for ext in ("csv", "md")]
+
+
+@pytest.mark.parametrize("tag", LATER)
+def test_dvc_reads_the_release_pipeline_with_the_release_params(tag, tmp_path):
+    """DVC resolves the generated file in the release's folder: its stages, their matrix
+    items from that folder's params.yaml (v1.4.0: the same five datasets), each study."""
+    folder = tmp_path / release_root(Path(), tag)
+    folder.mkdir(parents=True)
+    shutil.copy(release_root(REPO, tag) / "params.yaml", folder / "params.yaml")
+    (folder / "dvc.yaml").write_text(tool().release_pipeline(tag))
+    run(["git", "init", "-q"], tmp_path)
+    run(["dvc", "init", "-q"], tmp_path)
+    listed = run(["dvc", "stage", "list", "--name-only", str(folder / "dvc.yaml")], tmp_path)
+    names = {name.rsplit(":", 1)[-1] for name in listed.stdout.split()}
+    assert {f"generate@{d}" for d in load_params(folder / "params.yaml").datasets} <= names
+    studies = yaml.safe_load((REPO / "studies.yaml").read_text())["studies"]
+    assert {f"supplement_embed@{s}" for s in studies} <= names
+    assert {"compare", "report"} <= names and "release_diff" not in names
+
+
+@pytest.mark.parametrize("tag", LATER)
+def test_a_release_folder_holds_what_its_stages_read(tag):
+    """Its configuration, its manifest, and the two links its maps and tables are read by."""
+    folder = release_root(REPO, tag)
+    load_params(folder / "params.yaml")
+    assert json.loads((folder / "external_embeddings.manifest.json").read_text())["entries"]
+    assert os.readlink(folder / "external_maps") == "external_embeddings"
+    assert published_release(folder) == tag
+    assert published_release(REPO) == RELEASES[0]
+
+
+def test_a_stale_release_pipeline_is_named(monkeypatch, capsys, tmp_path):
+    """--check names a written pipeline that differs from what the root's would generate."""
+    module = tool()
+    written = tmp_path / "dvc.yaml"
+    written.write_text("stages: {}\n")
+    monkeypatch.setattr(module, "release_root", lambda repo, tag: tmp_path)
+    assert module.main(["--check"]) == 1
+    assert f"{tmp_path.name}/dvc.yaml" in capsys.readouterr().err
