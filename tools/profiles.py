@@ -51,7 +51,7 @@ def small_supplements(params: dict) -> dict:
         "sweep_outlier_factor": {"values": [2.0, 5.0]},
         "sweep_minority_frac": {"values": [0.25, 0.05]},
         "noise_dims": {"dims": [6, 20], "data_seed": 42, "n_principal": 3,
-                       "cluster_std": 0.005, "toorpia_extra_dims": [40],
+                       "cluster_std": 0.005, "toorpia_dims": [], "toorpia_extra_dims": [40],
                        "toorpia_extra_seeds": [42, 0]},
         "hyperparams": {"datasets": [hyper_dataset],
                         "grid": {"t-SNE": {"perplexity": [5, 30]}}},
