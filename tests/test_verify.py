@@ -46,3 +46,21 @@ def test_verify_reruns_every_stage_and_catches_a_forged_result(tmp_path):
                   "figures@clusters"):
         assert f"Running stage '{stage}'" in log, stage
     assert "verify: dvc repro done" in result.stdout and "5 of 5 stages ran" in result.stdout
+
+
+def test_a_release_without_a_committed_pipeline_is_refused_in_one_line(tmp_path):
+    """`make verify RELEASE=<tag>` before the release's pipeline and outputs are committed:
+    nothing to verify, said in one line, before any clone."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    run(["git", "init", "-q"], repo)
+    (repo / "README.md").write_text("x\n")
+    commit(repo, "no release folder")
+    result = run([sys.executable, str(REPO / "tools" / "verify.py"), "--repo", str(repo),
+                  "--release", "v1.4.0", "--workdir", str(tmp_path / "verify")], REPO,
+                 check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "verify: releases/v1.4.0/dvc.yaml is not committed, so v1.4.0 has no committed outputs "
+        "to verify: `make repro RELEASE=v1.4.0`, then commit its pipeline, lock and outputs"]
+    assert not (tmp_path / "verify").exists()

@@ -213,6 +213,13 @@ def main(argv: list[str]) -> int:
                       capture_output=True).returncode != 0 or not args.repo.is_dir():
         print(f"verify: {args.repo} is not a git repository with a commit", file=sys.stderr)
         return 2
+    pipeline = (release_root(Path("."), args.release) / "dvc.yaml").as_posix()
+    if subprocess.run(["git", "cat-file", "-e", f"HEAD:{pipeline}"], cwd=args.repo,
+                      capture_output=True).returncode != 0:
+        print(f"verify: {pipeline} is not committed, so {args.release} has no committed outputs "
+              f"to verify: `make repro RELEASE={args.release}`, then commit its pipeline, lock "
+              "and outputs", file=sys.stderr)
+        return 2
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="drfidelity-verify."))
     workdir.mkdir(parents=True, exist_ok=True)
     ok, rows, unavailable = verify(args.repo.resolve(), workdir, args.cache, args.offline,
