@@ -183,8 +183,9 @@ def build_release_manifest(shared: Path, release: str) -> dict:
     first = json.loads((REPO / MANIFEST).read_text())
     check_generator(reference_inputs(shared))
     check_walk_generator(first)
+    files = remote_files(shared, release_root(REPO, release))
     entries = {}
-    for key, data in sorted(remote_files(shared, release_root(REPO, release)).items()):
+    for key, data in sorted(files.items()):
         mode, tag = key.split("/")[2:4]
         if key in first["entries"]:
             known = first["entries"][key]
@@ -201,7 +202,6 @@ def build_release_manifest(shared: Path, release: str) -> dict:
                         "input_sha256": input_sha, "input_shape": input_shape,
                         "input_source": source, "endpoint": ENDPOINTS[mode], "mode": mode,
                         "source": SOURCES[release]}
-    files = remote_files(shared, release_root(REPO, release))
     return {"source": SOURCES[release], "entries": entries,
             "unverified": sorted(set(files) - set(entries))}
 

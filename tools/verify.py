@@ -47,6 +47,11 @@ import imports  # noqa: E402
 from drfidelity.core.layout import RELEASES, release_root  # noqa: E402
 
 
+def pipeline_file(release: str) -> str:
+    """``release``'s ``dvc.yaml``, relative to the repository: the root's, or its folder's."""
+    return (release_root(Path("."), release) / "dvc.yaml").as_posix()
+
+
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
                           text=True).stdout
@@ -136,7 +141,7 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
     why methods that the commit has were unavailable)."""
     clone = workdir / "clone"
     folder = release_root(Path("."), release).as_posix()
-    pipeline = (Path(folder) / "dvc.yaml").as_posix()
+    pipeline = pipeline_file(release)
     # only this release's pipeline: every stage of its dvc.yaml, or the targets in it
     chosen = [f"{pipeline}:{t}" for t in targets] if targets else [pipeline]
     print(f"verify: cloning {repo} at {git(repo, 'rev-parse', '--short', 'HEAD').strip()} "
@@ -213,7 +218,7 @@ def main(argv: list[str]) -> int:
                       capture_output=True).returncode != 0 or not args.repo.is_dir():
         print(f"verify: {args.repo} is not a git repository with a commit", file=sys.stderr)
         return 2
-    pipeline = (release_root(Path("."), args.release) / "dvc.yaml").as_posix()
+    pipeline = pipeline_file(args.release)
     if subprocess.run(["git", "cat-file", "-e", f"HEAD:{pipeline}"], cwd=args.repo,
                       capture_output=True).returncode != 0:
         print(f"verify: {pipeline} is not committed, so {args.release} has no committed outputs "

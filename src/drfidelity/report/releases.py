@@ -82,7 +82,8 @@ def release_section(tables: dict[str, pd.DataFrame] | None, old: str, new: str
         blocks += [Para(
             f"The composite Σ moved on {', '.join(sorted(set(moved_sigma['dataset'])))} only, "
             f"recomputed from each release's medians under each release's rule (`{new}`'s "
-            f"rule: `ranking` in `releases/{new}/params.yaml`):"), Table(ranking_table(ranking, old, new))]
+            f"rule: `ranking` in `releases/{new}/params.yaml`):"),
+            Table(ranking_table(ranking, old, new))]
     flags = tables["inconsistencies"]
     if len(flags):
         blocks += [Para("What the two releases publish that cannot all hold at once:"),
