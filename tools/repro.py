@@ -1,10 +1,11 @@
 """``dvc repro`` with a readable log: ``[stage i/n]`` before each stage and a one-screen summary.
 
 DVC's own output passes through unchanged; this adds, before each ``Running stage`` line, its
-place among the stages DVC is going to run (``dvc repro --dry`` with the same arguments says
-which), and at the end one table: each stage that ran with its wall time, how many were up to
-date, and what the stages skipped and why (a method left out by ``methods``, toorPIA without
-its maps, ...), each reason once with how often it came. The exit status is dvc's.
+place in the run out of the stages DVC is going to run (``dvc repro --dry`` with the same
+arguments says how many), and at the end one table: each stage that ran with its wall time,
+how many were up to date, and what the stages skipped and why (a method left out by
+``methods``, toorPIA without its maps, ...), each reason once with how often it came. The exit
+status is dvc's.
 
 Usage: python tools/repro.py [ARGS...]     (ARGS as for ``dvc repro``, e.g. --force)
 """
@@ -26,7 +27,7 @@ SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
 
 
 def planned(args: list[str]) -> list[str]:
-    """The stages ``dvc repro ARGS`` will run, in order (from its dry run)."""
+    """The stages ``dvc repro ARGS`` will run (from its dry run)."""
     dry = subprocess.run(["dvc", "repro", "--dry", *args], capture_output=True, text=True)
     return [m.group(1) for line in dry.stdout.splitlines() if (m := RUNNING.match(line))]
 
@@ -66,8 +67,9 @@ def main(args: list[str]) -> int:
                 if current:
                     times[current] = now - since
                 current, since = match.group(1), now
-                where = f"{plan.index(current) + 1}/{len(plan)}" if current in plan else "?"
-                print(f"[stage {where}] {current}", flush=True)
+                # counted as they start: DVC's run order need not be its dry run's
+                print(f"[stage {len(times) + 1}/{max(len(plan), len(times) + 1)}] {current}",
+                      flush=True)
             elif UP_TO_DATE.match(line):
                 up_to_date += 1
             elif match := SKIPPED.match(line.rstrip()):

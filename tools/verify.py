@@ -205,7 +205,8 @@ def print_table(rows: list[tuple[str, str, str]], unavailable: dict[str, str]) -
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, usage=argparse.SUPPRESS,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", type=Path, default=imports.REPO)
     parser.add_argument("--cache", type=Path)
     parser.add_argument("--offline", action="store_true")
