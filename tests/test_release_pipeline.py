@@ -79,6 +79,16 @@ def test_a_release_folder_holds_what_its_stages_read(tag):
     assert published_release(REPO) == RELEASES[0]
 
 
+@pytest.mark.parametrize("tag", LATER)
+def test_the_committed_release_pipeline_is_the_generated_one(tag):
+    """A release's committed dvc.yaml is what the root's pipeline generates today, and its
+    dvc.lock is committed beside it (--check alone passes while the file is absent)."""
+    folder = release_root(REPO, tag)
+    assert (folder / "dvc.yaml").read_text() == tool().release_pipeline(tag), \
+        "stale: run python tools/release_pipeline.py, then rebuild the release"
+    assert "stages" in yaml.safe_load((folder / "dvc.lock").read_text())
+
+
 def test_a_stale_release_pipeline_is_named(monkeypatch, capsys, tmp_path):
     """--check names a written pipeline that differs from what the root's would generate."""
     module = tool()

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from conftest import fill_cache
+from drfidelity.core.layout import RELEASES, release_results_dir, release_root
 from pipeline_helpers import REPO, import_pointers, run, stage, workspace
 
 ID = ["dataset", "snr", "method", "seed", "stochastic", "n", "d"]
@@ -60,6 +61,18 @@ def test_committed_rows_equal_the_published_values(published):
     assert compare_rows(ours, published, EXACT_METHODS) > 5 * 4 * 80
 
 
+@pytest.mark.parametrize("release", RELEASES[1:])
+def test_a_later_release_s_committed_rows_equal_its_published_values(release, imported_root):
+    """The same for each later release, in its folder, against its own published per-run
+    table (only the columns both have: v1.4.0's table carries columns for some methods only)."""
+    ours = pd.read_csv(release_root(REPO, release) / "results" / "metrics_per_run.csv",
+                       float_precision="round_trip")
+    theirs = pd.read_csv(release_results_dir(imported_root, release) / "metrics_per_run.csv",
+                         float_precision="round_trip")
+    assert sorted(set(ours.dataset)) == sorted(CANONICAL)
+    assert compare_rows(ours, theirs, EXACT_METHODS) > 5 * 4 * 80
+
+
 @pytest.mark.slow
 def test_pipeline_rebuilds_deterministic_rows_from_scratch(tmp_path, imported_root,
                                                           reference_dir):
@@ -79,16 +92,18 @@ def test_pipeline_rebuilds_deterministic_rows_from_scratch(tmp_path, imported_ro
         assert compare_rows(ours, expected, ("PCA", "Isomap", "toorPIA")) >= 3 * 80
 
 
-def test_fresh_clone_lock_is_in_step(tmp_path, shared_imports):
-    """`dvc repro --allow-missing --dry` in a clone of the committed tree, with the imports
-    checked out, runs nothing: dvc.lock matches the committed code, params and toorPIA's maps
-    (a `Running stage` line means a stale lock). Without the maps the embed stages would run,
-    as they should: the maps are one of their inputs."""
+@pytest.mark.parametrize("release", RELEASES)
+def test_fresh_clone_lock_is_in_step(release, tmp_path, shared_imports):
+    """`dvc repro --allow-missing --dry` of each release's pipeline in a clone of the committed
+    tree, with the imports checked out, runs nothing: its dvc.lock matches the committed code,
+    params and toorPIA's maps (a `Running stage` line means a stale lock). Without the maps the
+    embed stages would run, as they should: the maps are one of their inputs."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
     fill_cache(clone, shared_imports)
     run(["dvc", "checkout", "-q", *import_pointers()], clone)
-    result = run(["dvc", "repro", "--allow-missing", "--dry"], clone)
+    pipeline = (release_root(Path(), release) / "dvc.yaml").as_posix()
+    result = run(["dvc", "repro", "--allow-missing", "--dry", pipeline], clone)
     assert "Running stage" not in result.stdout, result.stdout
 
 
@@ -135,16 +150,21 @@ def test_verify_names_what_differs_and_why(tmp_path, shared_imports):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(bool(os.environ.get("CI")), reason="CI runs this check in the image "
-                    "(`make image-check` runs `verify-main` there, from a clean clone too)")
-def test_clean_clone_reproduces_committed_outputs_byte_for_byte(tmp_path, shared_imports):
-    """The reviewer's flow, `make verify`, on the main benchmark (the supplements' full rebuild
-    outlasts CI; on a small profile they run in the kick-the-tires test): clone HEAD, restore
-    the imports, dvc repro aggregate figures -> every committed output of those stages and
-    dvc.lock come back byte for byte, and `dvc status --no-updates` is clean for them."""
+@pytest.mark.parametrize("release", RELEASES)
+def test_clean_clone_reproduces_committed_outputs_byte_for_byte(release, tmp_path,
+                                                                shared_imports):
+    """The reviewer's flow, `make verify [RELEASE=...]`, on each release's main benchmark (the
+    supplements' full rebuild outlasts CI; on a small profile they run in the kick-the-tires
+    test): clone HEAD, restore the imports, dvc repro aggregate figures in the release's folder
+    -> every committed output of those stages and its dvc.lock come back byte for byte, and
+    `dvc status --no-updates` is clean for them. CI runs the first release's check in the
+    image (`make image-check` runs `verify-main` there, from a clean clone too)."""
+    if release == RELEASES[0] and os.environ.get("CI"):
+        pytest.skip("CI runs this check in the image (`make image-check`: verify-main)")
     cache = tmp_path / "cache"
     shutil.copytree(shared_imports / "dvc-remote" / "files", cache / "files")
-    result = verify(REPO, cache, tmp_path / "verify", "--offline", "--targets", *TARGETS)
+    result = verify(REPO, cache, tmp_path / "verify", "--offline", "--release", release,
+                    "--targets", *TARGETS)
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr
     assert "VERDICT: REPRODUCED" in result.stdout
 
