@@ -4,8 +4,10 @@ committed comparison says every exactly reproducible (table, method) pair is exa
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from drfidelity.comparison import compare, to_markdown
+from drfidelity.core.layout import RELEASES, comparison_paths, release_root
 from pipeline_helpers import REPO
 
 
@@ -63,8 +65,10 @@ def test_new_and_missing_rows_are_counted(tmp_path):
     assert summary.loc["DREAMS", "verdict"].startswith("new in this release")
 
 
-def test_committed_comparison_finds_every_exact_pair_exact():
-    summary = pd.read_csv(REPO / "results" / "comparison_v1_3_0.csv")
+@pytest.mark.parametrize("release", RELEASES)
+def test_committed_comparison_finds_every_exact_pair_exact(release):
+    """Each release's committed comparison, in its folder, against its own published tables."""
+    summary = pd.read_csv(comparison_paths(release_root(REPO, release), release)[0])
     exact = summary[summary["method"].isin(["PCA", "Isomap", "t-SNE", "toorPIA"])
                     & (summary["rows"] > 0)]
     assert len(exact) > 20 and exact["verdict"].str.startswith("exact").all(), \
