@@ -8,10 +8,14 @@ export DVC_NO_ANALYTICS := 1
 RELEASE ?=
 FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
 
-.PHONY: venv repro verify verify-main test test-slow kick bench scale lock paper image image-check
+.PHONY: venv wiring repro verify verify-main test test-slow kick bench scale lock paper image image-check
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
+
+wiring: venv          ## write studies.yaml, the studies' deps in dvc.yaml and each release's dvc.yaml from the study registry
+	python -m drfidelity.supplements.wiring
+	python tools/release_pipeline.py
 
 repro: venv           ## bring in the imports (toorPIA's maps), recompute every stage of RELEASE, compare with git
 	-python tools/imports.py

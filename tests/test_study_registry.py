@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import yaml
 
+from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import parse_params
 from drfidelity.core.registry import STUDY_NAMES
 from drfidelity.studies import all_studies, study
@@ -44,25 +45,35 @@ def test_table_pairs_and_report_places_are_unique():
     assert len(set(stems)) == len(stems) and len(set(orders)) == len(orders)
 
 
-def test_studies_yaml_is_written_from_the_registry():
-    """dvc.yaml's supplement stages loop over studies.yaml; it must say what the registry
-    says (`python -m drfidelity.supplements.wiring > studies.yaml` writes it again)."""
+def test_the_pipeline_files_are_written_from_the_registry(monkeypatch):
+    """studies.yaml (the supplement stages' items) and the studies' files among the deps of
+    compare, supplement_figures and report must say what the registry says
+    (`python -m drfidelity.supplements.wiring` writes both again)."""
     assert (REPO / "studies.yaml").read_text() == wiring.render()
+    text = (REPO / "dvc.yaml").read_text()
+    assert wiring.render_pipeline(text) == text
+    monkeypatch.chdir(REPO)
+    assert wiring.main(["--check"]) == 0
 
 
-def test_the_single_stages_read_every_studys_results():
-    """compare, supplement_figures and report list each study's result files among their
-    deps (DVC cannot loop inside one stage's list)."""
-    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
-    deps = {name: set(stages[name]["deps"]) for name in ("compare", "supplement_figures",
-                                                          "report")}
-    for spec in all_studies():
-        for pair in spec.tables:
-            assert {f"results/{pair.per_run}.csv", f"results/{pair.aggregated}.csv"} \
-                <= deps["compare"], pair.stem
-            if pair.headline:
-                assert f"results/{pair.aggregated}.csv" in deps["supplement_figures"], pair.stem
-        assert {f"results/{name}.csv" for name in spec.report_tables} <= deps["report"]
+def test_rewiring_replaces_only_the_generated_tail():
+    stale = (REPO / "dvc.yaml").read_text().replace(
+        "results/addplot_per_run.csv, results/addplot_aggregated.csv,", "results/gone.csv,")
+    fresh = wiring.render_pipeline(stale)
+    assert fresh == (REPO / "dvc.yaml").read_text()
+    with pytest.raises(ValueError, match="stage report has no deps line"):
+        wiring.render_pipeline(fresh.replace(f"  {wiring.MARK}\n           results/addplot_agg",
+                                             "  results/addplot_agg"))
+
+
+def test_a_single_stage_s_generated_deps_follow_the_study_s_code():
+    """What the generator reads off a study's code (maps, per-run and aggregated tables)."""
+    reads = {spec.name: wiring.figure_reads(spec) for spec in all_studies()}
+    assert reads["hyperparams"] == ["results/hyperparam_sensitivity_aggregated.csv"]
+    assert reads["addplot"] == ["data/addplot", "embeddings/addplot",
+                                "results/addplot_aggregated.csv"]
+    assert "results/sweep_outliers_per_run.csv" in reads["sweep_outlier_factor"]
+    assert not any(path.startswith("data/") for path in reads["sweep_outlier_factor"])
 
 
 def string_literals(path: Path) -> set[str]:
@@ -123,10 +134,13 @@ def toy_tabulate(params, per_run, kit):
 
 def toy_figures(params, root, drawn, kit):
     aggregated = kit.table(root, TOY_PAIR.aggregated)
+    points = kit.arrays(study_data_dir(root, "toy") / "2", "X")
+    found = kit.lowest_seed_maps(study_embeddings_dir(root, "toy") / "2")
     if aggregated is not None:
         drawn.add("toy_curve", kit.draw.sweep_curves(aggregated, "spread",
                                                      (("full_shepard", "full ρ"),), "spread",
-                                                     []), "Toy blobs")
+                                                     []), "Toy blobs",
+                  points=len(points["X"]), seeds=found[1])
 
 
 def toy_section(s, kit):
@@ -155,6 +169,29 @@ def toy(monkeypatch):
     monkeypatch.setattr(registry, "STUDY_NAMES", (*registry.STUDY_NAMES, "toy"))
 
 
+def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
+    """The files and folders the toy's figures read through the stage's kit (filled in as
+    the stage runs), relative to ``root``."""
+    from drfidelity.pipeline.supplement_figures import KIT
+
+    reads = set()
+
+    def recorded(loader, where):
+        def load(*args, **kwargs):
+            path = where(*args).relative_to(root).as_posix()
+            if "toy" in path:
+                reads.add(path)
+            return loader(*args, **kwargs)
+        return load
+
+    monkeypatch.setattr(KIT, "table", recorded(KIT.table,
+                                               lambda r, name: r / "results" / f"{name}.csv"))
+    monkeypatch.setattr(KIT, "arrays", recorded(KIT.arrays, lambda folder, *names: folder))
+    monkeypatch.setattr(KIT, "lowest_seed_maps",
+                        recorded(KIT.lowest_seed_maps, lambda folder, *more: folder))
+    return reads
+
+
 def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
                                                                   monkeypatch):
     from drfidelity.comparison import tables
@@ -176,7 +213,14 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
     run_stage(params, "supplement_score", "toy/toy", root=tmp_path)
     per_run = (tmp_path / "results/toy_per_run.csv").read_text().splitlines()
     assert per_run[0] == "spread,method,seed,stochastic,full_shepard" and len(per_run) == 3
+    reads = read_through_the_kit(monkeypatch, tmp_path)
     run_stage(params, "supplement_figures", None, root=tmp_path)
+    assert reads == {"results/toy_aggregated.csv", "data/toy/2", "embeddings/toy/2"}
+    generated = wiring.single_stage_deps()["supplement_figures"]
+    assert wiring.figure_reads(TOY) == ["data/toy", "embeddings/toy",
+                                        "results/toy_aggregated.csv"]
+    assert all(any(read == path or read.startswith(f"{path}/") for path in generated)
+               for read in reads)
     assert (tmp_path / "figures/supplements/toy_curve.png").exists()
     headline = yaml.safe_load((tmp_path / "results/headline/toy.json").read_text())
     assert set(headline["PCA"]) == {"full_shepard@1", "full_shepard@2"}
@@ -191,3 +235,6 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
     items = wiring.items()
     assert items["studies"]["toy"]["maps"] == ["src/drfidelity/studies/toy.py"] * 2
     assert items["tables"]["toy"]["study"] == "toy"
+    deps = wiring.single_stage_deps()
+    assert {"results/toy_per_run.csv", "results/toy_aggregated.csv"} <= set(deps["compare"])
+    assert "results/toy_aggregated.csv" in deps["report"]

@@ -1,20 +1,31 @@
-"""``studies.yaml``: the items ``dvc.yaml``'s supplement stages loop over, written from the
-registry, so that adding a study needs no edit of ``dvc.yaml``.
+"""What ``dvc.yaml`` needs to know about the studies, written from the registry, so that adding
+a study is its module, its registry line and its params, and never a hand edit of the pipeline.
 
-``python -m drfidelity.supplements.wiring > studies.yaml`` writes it again;
-``tests/test_study_registry.py`` fails while the committed file differs. DVC lists have one
-length, so each study's variable parts are padded: ``reads`` (the shared params keys it reads)
-with ``methods``, which every study reads and DVC records once; ``maps`` (its toorPIA maps
-folder and the manifest they are checked against) and ``helper`` (a private module of
-``studies/`` the study's module imports, e.g. the sweeps' ``_sweep.py``) with the study's own
-module, a dep the stage has anyway (DVC lists a dep twice harmlessly).
+* ``studies.yaml``: the items the supplement stages loop over (``vars``).
+* The tails of the ``deps`` of ``compare``, ``supplement_figures`` and ``report``: the studies'
+  files those single stages read (DVC cannot interpolate a list into a stage's list). Each tail
+  opens with the comment :data:`MARK` and runs to the list's closing bracket; the rest of
+  ``dvc.yaml`` is written by hand.
+
+``python -m drfidelity.supplements.wiring`` writes both in place (``--check``: writes nothing,
+exits 1 naming each stale file); ``tests/test_study_registry.py`` fails while either differs.
+DVC lists have one length, so each study's variable parts in ``studies.yaml`` are padded:
+``reads`` (the shared params keys it reads) with ``methods``, which every study reads and DVC
+records once; ``maps`` (its toorPIA maps folder and the manifest they are checked against) and
+``helper`` (a private module of ``studies/`` the study's module imports, e.g. the sweeps'
+``_sweep.py``) with the study's own module, a dep the stage has anyway (DVC lists a dep twice
+harmlessly).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import importlib
+import re
 import sys
+import textwrap
+from pathlib import Path
 
 from drfidelity.studies import all_studies
 
@@ -26,6 +37,11 @@ HEADER = """\
 # Do not edit: dvc.yaml's supplement stages loop over these (`vars`), and
 # tests/test_study_registry.py checks that this file is current.
 """
+#: the comment line that opens a generated tail of ``deps`` in dvc.yaml
+MARK = "# the studies' files (written by python -m drfidelity.supplements.wiring):"
+#: the layout functions a study's module imports only to read its inputs and maps for its
+#: figures (the stages hand every other folder in)
+MAP_READERS = {"study_data_dir", "study_embeddings_dir"}
 CODE = "src/drfidelity/studies"
 MANIFEST = "external_embeddings.manifest.json"
 
@@ -34,18 +50,65 @@ def own_module(name: str) -> str:
     return f"{CODE}/{name}.py"
 
 
+def _tree(module: str) -> ast.Module:
+    path = importlib.import_module(module).__file__
+    with open(path, encoding="utf-8") as source:
+        return ast.parse(source.read())
+
+
+def _private_helpers(name: str) -> list[str]:
+    tree = _tree(f"drfidelity.studies.{name}")
+    return sorted({node.module.rpartition(".")[2] for node in ast.walk(tree)
+                   if isinstance(node, ast.ImportFrom) and node.module
+                   and node.module.startswith("drfidelity.studies._")})
+
+
 def helper(name: str) -> str:
     """The private module of ``studies/`` that study ``name``'s module imports, or its own
     module (padding) when it imports none."""
-    module = importlib.import_module(f"drfidelity.studies.{name}")
-    with open(module.__file__, encoding="utf-8") as source:
-        tree = ast.parse(source.read())
-    private = sorted({node.module.rpartition(".")[2] for node in ast.walk(tree)
-                      if isinstance(node, ast.ImportFrom) and node.module
-                      and node.module.startswith("drfidelity.studies._")})
+    private = _private_helpers(name)
     if len(private) > 1:
         raise ValueError(f"study {name} imports {private}: dvc.yaml has one helper slot")
     return f"{CODE}/{private[0]}.py" if private else own_module(name)
+
+
+def figure_reads(spec) -> list[str]:
+    """The files the ``supplement_figures`` stage reads for study ``spec``, read off its code
+    (its module and private helper) as the stage's code deps are read off its imports:
+
+    * its data and maps (``data/<name>``, ``embeddings/<name>``) when it imports a
+      :data:`MAP_READERS` function, which only its ``figures`` uses;
+    * the per-run (aggregated) tables of its pairs when it calls ``kit.table(root,
+      <pair>.per_run)`` (``.aggregated``);
+    * the aggregated table of the pair with the headline (the DVC metrics and curve).
+    """
+    trees = [_tree(f"drfidelity.studies.{m}") for m in (spec.name,
+                                                          *_private_helpers(spec.name))]
+    nodes = [node for tree in trees for node in ast.walk(tree)]
+    maps = any(isinstance(node, ast.ImportFrom) and MAP_READERS & {a.name for a in node.names}
+               for node in nodes)
+    tables = {node.args[1].attr for node in nodes
+              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "table" and getattr(node.func.value, "id", None) == "kit"
+              and len(node.args) == 2 and isinstance(node.args[1], ast.Attribute)}
+    reads = [f"data/{spec.name}", f"embeddings/{spec.name}"] if maps else []
+    for pair in spec.tables:
+        if "per_run" in tables:
+            reads.append(f"results/{pair.per_run}.csv")
+        if "aggregated" in tables or pair.headline:
+            reads.append(f"results/{pair.aggregated}.csv")
+    return reads
+
+
+def single_stage_deps() -> dict[str, list[str]]:
+    """The studies' files among the deps of each single stage: ``compare`` both tables of
+    every pair, ``supplement_figures`` what :func:`figure_reads` finds, ``report`` each
+    study's ``report_tables``."""
+    specs = list(all_studies())
+    return {"compare": [f"results/{name}.csv" for spec in specs for pair in spec.tables
+                        for name in (pair.per_run, pair.aggregated)],
+            "supplement_figures": [path for spec in specs for path in figure_reads(spec)],
+            "report": [f"results/{name}.csv" for spec in specs for name in spec.report_tables]}
 
 
 def items() -> dict[str, dict]:
@@ -67,11 +130,56 @@ def items() -> dict[str, dict]:
 
 
 def render() -> str:
+    """The text of ``studies.yaml``."""
     import yaml
 
     return HEADER + yaml.safe_dump(items(), sort_keys=False, default_flow_style=None,
                                    width=100)
 
 
+def render_pipeline(text: str) -> str:
+    """``dvc.yaml``'s ``text`` with the generated tail of each single stage's deps written
+    from the registry; a stage without its :data:`MARK` line is an error naming it."""
+    for stage, paths in single_stage_deps().items():
+        block = re.search(rf"^  {stage}:\n(?:(?:    .*)?\n)*", text, re.MULTILINE)
+        tail = re.compile(rf"^( +){re.escape(MARK)}\n(?:.*\n)*?.*\]\n", re.MULTILINE)
+        found = tail.search(text, block.start(), block.end()) if block else None
+        if found is None:
+            raise ValueError(f"dvc.yaml: stage {stage} has no deps line {MARK!r} "
+                             "opening the studies' files")
+        indent = found.group(1)
+        lines = textwrap.wrap(", ".join(paths) + "]", width=100, initial_indent=indent,
+                              subsequent_indent=indent, break_on_hyphens=False)
+        text = (text[:found.start()] + f"{indent}{MARK}\n" + "\n".join(lines) + "\n"
+                + text[found.end():])
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m drfidelity.supplements.wiring",
+        description="Write studies.yaml and the studies' files in dvc.yaml's single stages "
+                    "from the study registry (run in the folder of the root dvc.yaml).")
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 naming each file that is not current")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, render_text in ((Path("studies.yaml"), lambda old: render()),
+                              (Path("dvc.yaml"), render_pipeline)):
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        new = render_text(old)
+        if new != old:
+            stale.append(path.name)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print(f"not current: {', '.join(stale)} (python -m drfidelity.supplements.wiring "
+              "writes them)", file=sys.stderr)
+        return 1
+    for name in stale:
+        print(f"wrote {name}")
+    return 0
+
+
 if __name__ == "__main__":
-    sys.stdout.write(render())
+    sys.exit(main())
