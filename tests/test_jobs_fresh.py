@@ -65,3 +65,46 @@ def test_a_umap_map_does_not_depend_on_the_jobs_before_it(tmp_path):
     assert _digest(after[target]) == _digest(alone[target])
     # the effect the fresh processes remove: the same two jobs in one (fresh) process
     assert in_fresh_process(_last_in_one_process, X, [before, target]) != _digest(alone[target])
+
+
+FORKED_VS_SPAWNED = """
+import hashlib, multiprocessing, sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+import numpy as np
+from drfidelity.core.registry import METHODS
+from drfidelity.jobs.job import Job
+from drfidelity.jobs.runner import Input, run_all, run_job
+
+folder = Path(sys.argv[1])
+X = np.random.default_rng(7).normal(size=(120, 16))
+np.save(folder / "X.npy", X)
+jobs = [Job.of(name, 1, dict(METHODS[name].defaults)) for name in sys.argv[2:]]
+forked, _, _ = run_all("forked", jobs, {"": Input({"X": str(folder / "X.npy")})}, 2, folder)
+spawning = multiprocessing.get_context("spawn")
+for job in jobs:
+    with ProcessPoolExecutor(1, mp_context=spawning) as alone:
+        spawned = alone.submit(run_job, job, {"X": X}, None).result()[1]
+    same = forked[job].tobytes() == spawned.tobytes()
+    print(job.method, "same" if same else "DIFFERENT", flush=True)
+"""
+
+
+@pytest.mark.parametrize("methods", [["PCA", "Isomap", "t-SNE", "UMAP", "DREAMS"],
+                                     ["PyMDE", "PCC"]], ids=["sklearn-umap", "torch"])
+def test_a_map_from_the_preloaded_forkserver_equals_a_spawned_process_s(tmp_path, methods):
+    """Forking job processes from a process that has imported the methods' libraries (the
+    runner's way, :mod:`drfidelity.jobs.fresh`) gives the same bytes as spawning each one
+    (how every committed map was made), for the libraries with hidden state (ARPACK, numba,
+    torch's thread pool) too."""
+    import subprocess
+    import sys
+
+    from drfidelity.jobs.fresh import START_METHOD
+
+    assert START_METHOD == "forkserver"
+    run = subprocess.run([sys.executable, "-c", FORKED_VS_SPAWNED, str(tmp_path), *methods],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    verdicts = [line for line in run.stdout.splitlines() if line.endswith(("same", "DIFFERENT"))]
+    assert verdicts == [f"{name} same" for name in methods]

@@ -245,43 +245,61 @@ def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_p
 
 
 PARENT = """
-import os, sys, time
-from concurrent.futures import ProcessPoolExecutor
-import multiprocessing
-import numpy as np
-from drfidelity.jobs import runner as jobs
-np.save(sys.argv[1], np.zeros((4, 2)))
-pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
-                           initializer=jobs._init_worker,
-                           initargs=({"": jobs.Input({"X": sys.argv[1]})}, os.getpid()))
-futures = [pool.submit(time.sleep, 120) for _ in range(3)]  # two busy workers, one job queued
-time.sleep(0.5)
-print(" ".join(str(p) for p in pool._processes), flush=True)
+import os, sys, threading, time
+from drfidelity.jobs import runner
+from drfidelity.jobs.fresh import in_fresh_process, preload
+
+preload(["drfidelity.jobs.runner"])
+for _ in range(2):  # two jobs running, as in a stage with jobs: 2
+    threading.Thread(target=in_fresh_process, args=(time.sleep, 120), daemon=True,
+                     kwargs={"initializer": runner._init_worker, "initargs": ({}, os.getpid())}).start()
+time.sleep(3)
+print("running", flush=True)
 time.sleep(120)
 """
 
 
-def _alive(pid: int) -> bool:
+def _stat(pid: int) -> list[str] | None:
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"  # an unreaped zombie has already exited
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
 
 
-def test_embed_workers_die_when_the_stage_is_killed(tmp_path):
+def _alive(pid: int) -> bool:
+    stat = _stat(pid)
+    return stat is not None and stat[0] != "Z"  # an unreaped zombie has already exited
+
+
+def _descendants(pid: int) -> set[int]:
+    parents = {int(p.name): int(stat[1]) for p in Path("/proc").iterdir() if p.name.isdigit()
+               for stat in [_stat(int(p.name))] if stat is not None}
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        children = {child for child, ppid in parents.items() if ppid == parent}
+        found |= children
+        todo.extend(children)
+    return found
+
+
+def test_embed_jobs_die_when_the_stage_is_killed():
+    """A stage's job processes (forked by its forkserver, not by the stage) and the
+    forkserver itself end when the stage is killed, even by SIGKILL."""
     import signal
     import subprocess
     import sys
     import time
 
-    with subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path / "X.npy")],
-                          stdout=subprocess.PIPE, text=True) as parent:
-        workers = [int(p) for p in parent.stdout.readline().split()]
-        assert len(workers) == 2 and all(_alive(p) for p in workers)
+    with subprocess.Popen([sys.executable, "-c", PARENT], stdout=subprocess.PIPE,
+                          text=True) as parent:
+        assert parent.stdout.readline().strip() == "running"
+        processes = _descendants(parent.pid)
+        grandchildren = processes - {p for p in processes if _stat(p)[1] == str(parent.pid)}
+        assert len(grandchildren) >= 2 and all(_alive(p) for p in processes)
         parent.send_signal(signal.SIGKILL)
         parent.wait()
     deadline = time.monotonic() + 10
-    while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+    while any(_alive(p) for p in processes) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(_alive(p) for p in workers), "embed workers outlived their stage"
+    assert not any(_alive(p) for p in processes), "job processes outlived their stage"

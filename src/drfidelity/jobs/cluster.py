@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from drfidelity.core import runtime
-from drfidelity.jobs.fresh import in_fresh_process
+from drfidelity.jobs.fresh import in_fresh_process, preload
 
 SCHEDULER_VARIABLE = "DRFIDELITY_SCHEDULER"
 
@@ -38,19 +38,24 @@ def scheduler_address() -> str | None:
     return os.environ.get(SCHEDULER_VARIABLE) or None
 
 
-def in_job_process(run_job: Callable, job: Any, arrays: dict[str, np.ndarray], context: Any):
+def in_job_process(run_job: Callable, job: Any, arrays: dict[str, np.ndarray], context: Any,
+                   modules: Sequence[str] = ()):
     """``run_job(job, arrays, context)`` in a fresh process on this worker (see the module
-    docstring); refused on a worker without the exact numerics."""
+    docstring), started from one that has imported ``modules`` (the worker's first job sets
+    them); refused on a worker without the exact numerics."""
     runtime.require_exact(f"{job.method} seed {job.seed}")
+    preload(modules)
     return in_fresh_process(run_job, job, arrays, context)
 
 
 def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable,
                    inputs: dict[str, dict[str, np.ndarray]],
-                   outcome: Callable[[Any, Callable], None], timeout_s: float = 10.0) -> None:
+                   outcome: Callable[[Any, Callable], None], timeout_s: float = 10.0,
+                   modules: Sequence[str] = ()) -> None:
     """Submit ``run_job(job, inputs[job.config], None)`` for every job to the cluster at
-    ``address`` and hand each finished one to ``outcome(job, result_getter)`` as it
-    completes. Each input is sent to the workers once."""
+    ``address`` (each job's process started from one that has imported ``modules``) and hand
+    each finished one to ``outcome(job, result_getter)`` as it completes. Each input is sent
+    to the workers once."""
     from distributed import Client, as_completed
 
     try:
@@ -63,6 +68,6 @@ def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable,
         shared = {config: client.scatter(arrays, broadcast=True)
                   for config, arrays in inputs.items()}
         futures = {client.submit(in_job_process, run_job, job, shared[job.config], None,
-                                 pure=False): job for job in jobs}
+                                 list(modules), pure=False): job for job in jobs}
         for future in as_completed(futures, loop=client.loop):
             outcome(futures[future], future.result)

@@ -3,14 +3,16 @@
 Every embedding stage (the main benchmark's ``embed`` and the supplements') is a list of
 jobs, each a function of (method, seed, settings, input) alone, so the number of jobs at a
 time, the order and the machine never change a byte of the result. Each job runs in a fresh
-process of its own (:mod:`.fresh` says why), ``workers`` at a time. A job names its input by
-configuration key, and its process loads that input only. A method that cannot run here
+process of its own (:mod:`.fresh` says why), ``workers`` at a time, forked from one that has
+imported the jobs' method libraries. A job names its input by configuration key, and its
+process loads that input only. A method that cannot run here
 (:class:`~drfidelity.methods.SkipMethod`, e.g. toorPIA without cache and key) is an outcome,
 not an error; any other error is reported with the job after the remaining jobs finished.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 import time
@@ -28,7 +30,7 @@ from drfidelity.methods.base import (EmbedContext, SkipMethod, embed_extend, inj
                                      run_method)
 from drfidelity.methods.external import cache_path
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
-from drfidelity.jobs.fresh import in_fresh_process
+from drfidelity.jobs.fresh import in_fresh_process, preload
 from drfidelity.jobs.job import Job
 
 
@@ -95,11 +97,29 @@ def runs_here(job: Job, context: EmbedContext | None) -> bool:
 _worker_inputs: dict[str, Input] = {}
 
 
-def _init_worker(inputs: dict[str, Input], parent: int | None = None) -> None:
+def _init_worker(inputs: dict[str, Input], stage: int) -> None:
+    """Set up a job's fresh process: it knows its job's input, and it ends with process
+    ``stage``, even when that is killed (SIGKILL, ``dvc repro`` stopped)."""
     global _worker_inputs
-    if parent is not None:
-        runtime.die_with_parent(parent)
+    runtime.die_with_parent(os.getppid())
+    if os.getppid() != stage:
+        _end_with(stage)
     _worker_inputs = inputs
+
+
+def _end_with(stage: int) -> None:
+    """End this process once process ``stage`` is gone, checked every second. Its parent is
+    then the stage's forkserver, which lives as long as any of its jobs do (each holds its
+    end of the pipe the forkserver watches), so the parent-death signal alone never comes."""
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(stage, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            time.sleep(1.0)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _load(source: Input) -> dict[str, np.ndarray]:
@@ -112,12 +132,21 @@ def _run_in_this_process(job: Job) -> Outcome:
     return run_job(job, _load(source), source.context)
 
 
-def _run_fresh(job: Job, inputs: dict[str, Input], parent: int,
-               progress: "Progress") -> Outcome:
-    """The job in a fresh process that loads its input only and dies with ``parent``."""
+def _run_fresh(job: Job, inputs: dict[str, Input], progress: "Progress") -> Outcome:
+    """The job in a fresh process that loads its input only and ends with this one."""
     progress.started(job)
     return in_fresh_process(_run_in_this_process, job, initializer=_init_worker,
-                            initargs=({job.config: inputs[job.config]}, parent))
+                            initargs=({job.config: inputs[job.config]}, os.getpid()))
+
+
+def preloaded(jobs: list[Job]) -> list[str]:
+    """What the jobs' processes start with: this module, and each method's wrapper and the
+    libraries it names (its ``PRELOAD``)."""
+    wrappers = [f"drfidelity.methods.{name}"
+                for name in sorted({METHODS[job.method].wrapper for job in jobs})]
+    libraries = [name for wrapper in wrappers
+                 for name in importlib.import_module(wrapper).PRELOAD]
+    return [__name__, *wrappers, *dict.fromkeys(libraries)]
 
 
 class Progress:
@@ -200,13 +229,13 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
     local = sorted((job for job in todo if job not in remote),
                    key=lambda job: -METHODS[job.method].seconds)
     progress.begin()
+    preload(preloaded(local))
     with ThreadPoolExecutor(max(1, min(workers, len(local)))) as threads:
-        pending = {threads.submit(_run_fresh, job, inputs, os.getpid(), progress): job
-                   for job in local}
+        pending = {threads.submit(_run_fresh, job, inputs, progress): job for job in local}
         if remote:
             configs = sorted({job.config for job in remote})
             run_on_cluster(address, remote, run_job, {c: _load(inputs[c]) for c in configs},
-                           outcome)
+                           outcome, modules=preloaded(remote))
         while pending:
             finished, _ = wait(pending, timeout=progress.quiet_s, return_when=FIRST_COMPLETED)
             for future in finished:

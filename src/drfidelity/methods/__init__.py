@@ -3,7 +3,9 @@
 Importing this package loads only the registry (:mod:`drfidelity.core.registry`): names,
 settings and checks.
 A wrapper and its library load when a method first runs, and the runners (:func:`embed`,
-:func:`embed_extend`, :func:`run_method`) load on first use of these names.
+:func:`embed_extend`, :func:`run_method`) load on first use of these names. A wrapper's
+``PRELOAD`` names the libraries its jobs import, so that the process job processes start
+from imports them once (:mod:`drfidelity.jobs.fresh`).
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ from drfidelity.core.validation import real
 
 from drfidelity.core.registry import clamp_perplexity
 
+#: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
+PRELOAD = ("openTSNE", "sklearn.decomposition")
+
 #: openTSNE's defaults for the two phases: (iterations, exaggeration), momentum 0.8 in both.
 PHASES = ((250, 12.0), (500, 1.0))
 MOMENTUM = 0.8

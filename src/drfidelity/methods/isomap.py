@@ -9,6 +9,9 @@ import numpy as np
 
 from drfidelity.core.registry import clamp_neighbours
 
+#: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
+PRELOAD = ("sklearn.manifold",)
+
 
 @contextmanager
 def _expected_warnings():

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+#: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
+PRELOAD = ("sklearn.decomposition",)
+
 
 def fit_pca(X: np.ndarray, seed: int, context=None) -> np.ndarray:
     """Top-2 principal components. The ``auto`` solver picks randomized SVD for 1000x768,

@@ -8,6 +8,11 @@ from drfidelity.core.validation import integer
 
 from .torch_setup import import_pymde, seeded_torch
 
+#: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh); pymde itself is
+#: imported by each job: it needs import_pymde's torchvision stand-in, which a preload by name
+#: cannot install
+PRELOAD = ("torch",)
+
 
 def fit_pymde(X: np.ndarray, seed: int, context=None, *, max_iter: int,
               device: str) -> np.ndarray:

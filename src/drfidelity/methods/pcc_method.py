@@ -11,6 +11,9 @@ from drfidelity.core.validation import integer
 
 from .torch_setup import seeded_torch
 
+#: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
+PRELOAD = ("torch", "pcc")
+
 
 def fit_pcc(X: np.ndarray, seed: int, context=None, *, num_epochs: int) -> np.ndarray:
     """``pcc.PCC`` with the row-wise Pearson loss only, N reference points, Adam (lr 1).

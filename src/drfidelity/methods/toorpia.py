@@ -40,6 +40,10 @@ from drfidelity.core.validation import check_map, check_matrix, integer, real
 
 from .base import EmbedContext, SkipMethod
 
+#: nothing preloaded (drfidelity.jobs.fresh): its jobs read the cache; the client loads only
+#: for a call to the service
+PRELOAD = ()
+
 log = logging.getLogger(__name__)
 
 METHOD_DIR = "toorpia"

@@ -6,6 +6,9 @@ import numpy as np
 
 from drfidelity.core.registry import clamp_perplexity
 
+#: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
+PRELOAD = ("sklearn.manifold",)
+
 
 def fit_tsne(X: np.ndarray, seed: int, context=None, *, perplexity: float) -> np.ndarray:
     """``sklearn.manifold.TSNE`` from a seeded random start, one thread.

@@ -13,6 +13,9 @@ from drfidelity.core.validation import real
 
 from drfidelity.core.registry import clamp_neighbours
 
+#: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
+PRELOAD = ("umap",)
+
 
 @contextmanager
 def _expected_warnings():
