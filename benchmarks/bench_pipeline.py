@@ -14,12 +14,12 @@ Both run side by side in one call, each twice in a throwaway copy (tools/throwaw
 Each stage's wall time is split into DVC (its window in DVC's log, from "Running stage" to
 "Updating lock file", less its command's lifetime), start-up, compile and compute: the
 command's lifetime shared out in proportion to the CPU seconds that
-benchmarks/stage_probe/sitecustomize.py records in the stage's process and the job processes
-it spawns (interpreter start and imports; numba compiles; the rest, numba cache loads
-included). DVC's time outside the stages (collecting the pipeline, between stages, the
-experiment's commit) and, in kick's cold run, the copy count as DVC. The stage processes' CPU
-seconds by part are printed too: on a loaded machine they say more than the wall times. The
-script ends with the README's table.
+benchmarks/stage_probe/sitecustomize.py records in the stage's process and its descendants (its
+forkserver and the job processes forked from it): interpreter start and imports; numba
+compiles; the rest, numba cache loads included. DVC's time outside the stages (collecting the
+pipeline, between stages, the experiment's commit) and, in kick's cold run, the copy count as
+DVC. The stage processes' CPU seconds by part are printed too: on a loaded machine they say
+more than the wall times. The script ends with the README's table.
 """
 
 from __future__ import annotations
@@ -78,16 +78,20 @@ def stage_windows(lines: list) -> dict[str, tuple[float, float]]:
 
 
 def stage_cpu(window: tuple[float, float], records: list[dict]) -> tuple[dict, float]:
-    """CPU seconds by part of the stage's process and its job processes, and the stage
-    process's lifetime (0 when the probe saw no stage process in the window)."""
+    """CPU seconds by part of the stage's process and its descendants (its forkserver and the
+    job processes forked from it), and the stage process's lifetime (0 when the probe saw no stage process in the window)."""
     start, end = window
     main = [r for r in records if r["command"][1:2] == ["stage"]
             and start - 1 <= r["start"] <= end]
     cpu = dict.fromkeys(PARTS[1:], 0.0)
     if not main:
         return cpu, 0.0
+    family = {main[0]["pid"]}  # the stage, its forkserver and the jobs forked from it
+    for r in sorted(records, key=lambda r: r["start"]):
+        if r["ppid"] in family and start - 1 <= r["start"] <= end:
+            family.add(r["pid"])
     for r in records:
-        if r["pid"] == main[0]["pid"] or r["ppid"] == main[0]["pid"]:
+        if r["pid"] in family:
             startup = r["boot"] + r["imports"] - r["compile_in_imports"]
             cpu["start-up"] += startup
             cpu["compile"] += r["compile"]

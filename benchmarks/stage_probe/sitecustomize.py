@@ -1,8 +1,8 @@
 """Per-process timing for benchmarks/bench_pipeline.py, loaded through PYTHONPATH.
 
 Python imports ``sitecustomize`` at start-up, so with this folder on PYTHONPATH and
-DRFIDELITY_BENCH_LOG set, every stage process and every job process it spawns appends one JSON
-line to that file when it exits: when it started (from /proc), its CPU seconds spent starting
+DRFIDELITY_BENCH_LOG set, every stage process, its forkserver and every job process forked from
+it appends one JSON line to that file when it exits: when it started (from /proc), its CPU seconds spent starting
 the interpreter, in imports (top-level ``import`` statements, timed once however deeply they
 nest), in numba compiles (numba's "numba:compile" events; loads from numba's disk cache are not
 compiles) and in all. CPU seconds, not wall time, because two such processes share the two
@@ -95,10 +95,24 @@ def _install(log: str, command: list[str]) -> None:
         with open(log, "a") as out:
             out.write(json.dumps(record) + "\n")
 
+    def forked() -> None:
+        """A job process forked from a stage's forkserver: its own clock and counts (the
+        forkserver's imports are the forkserver's record)."""
+        nonlocal started
+        started = time.time()
+        spent.update(boot=0.0, imports=0.0, compile=0.0, compile_in_imports=0.0)
+
+    def exit_writing(code: int) -> None:
+        """multiprocessing ends a forked child with ``os._exit``, which skips atexit."""
+        write()
+        real_exit(code)
+
     started = _started()
     builtins.__import__ = timed_import
     sys.meta_path.insert(0, NumbaEvents())
     atexit.register(write)
+    os.register_at_fork(after_in_child=forked)
+    real_exit, os._exit = os._exit, exit_writing
 
 
 if LOG:
