@@ -167,8 +167,9 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
         raise FloatingPointError("diverged")
 
     def in_this_process(function, *args, initializer, initargs):
-        """Every job runs in a fresh process; here in this one, where the patch is seen."""
-        initializer(initargs[0])
+        """Every job runs in a fresh process; here in this one, where the patch is seen (with
+        the job's input, not the fresh process's watch on its stage)."""
+        monkeypatch.setattr(runner, "_worker_inputs", initargs[0])
         return function(*args)
 
     root = copy_of(small_run, tmp_path)
