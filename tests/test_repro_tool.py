@@ -15,7 +15,15 @@ REPO = Path(__file__).resolve().parents[1]
 FAKE_DVC = r"""#!/bin/sh
 if [ "$2" = "--dry" ]; then
   printf "Running stage 'generate@density':\n> drfidelity stage generate density\n\n"
+  if [ -n "$FAKE_DRY_FAILS" ]; then
+    echo "ERROR: failed to reproduce 'embed@density': No such file or directory: data/density"
+    exit 255
+  fi
   printf "Running stage 'embed@density':\n> drfidelity stage embed density\n"
+  exit 0
+fi
+if [ "$1" = "status" ]; then
+  echo '{"generate@density": [], "embed@density": [], "dvc.yaml:scale": [], "x.dvc": []}'
   exit 0
 fi
 echo "Stage 'generate@clusters' didn't change, skipping"
@@ -27,13 +35,14 @@ exit ${FAKE_STATUS:-0}
 """
 
 
-def run_tool(tmp_path: Path, status: int) -> subprocess.CompletedProcess:
+def run_tool(tmp_path: Path, status: int, **env) -> subprocess.CompletedProcess:
     fake = tmp_path / "dvc"
     fake.write_text(FAKE_DVC)
     fake.chmod(0o755)
-    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}", "FAKE_STATUS": str(status)}
+    env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}", "FAKE_STATUS": str(status),
+           **env}
     return subprocess.run([sys.executable, str(REPO / "tools" / "repro.py"), "--force"],
-                          env=env, capture_output=True, text=True, timeout=60)
+                          env=env, capture_output=True, text=True, timeout=60, cwd=tmp_path)
 
 
 def test_stages_are_numbered_and_summed_up(tmp_path):
@@ -48,6 +57,15 @@ def test_stages_are_numbered_and_summed_up(tmp_path):
     assert any(line.endswith("embed@density") for line in summary)
     assert ("  skipped in embed density: no map at <path> and TOORPIA_API_KEY unset (2x)"
             in summary)
+
+
+def test_a_workspace_without_outputs_counts_every_stage_but_the_frozen(tmp_path):
+    """DVC's dry run stops at the first stage whose inputs are not made yet; the count then
+    comes from ``dvc status`` (every changed stage; a frozen one never runs)."""
+    (tmp_path / "dvc.yaml").write_text("stages:\n  scale: {cmd: x, frozen: true}\n")
+    result = run_tool(tmp_path, 0, FAKE_DRY_FAILS="1")
+    assert result.returncode == 0
+    assert "[stage 2/2] embed@density" in result.stdout.splitlines()
 
 
 def test_dvc_failure_is_the_exit_status(tmp_path):

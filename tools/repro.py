@@ -12,11 +12,14 @@ Usage: python tools/repro.py [ARGS...]     (ARGS as for ``dvc repro``, e.g. --fo
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 import time
 from collections import Counter
+
+import yaml
 
 RUNNING = re.compile(r"^Running stage '([^']+)':")
 UP_TO_DATE = re.compile(r"^Stage '([^']+)' didn't change, skipping")
@@ -27,9 +30,26 @@ SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
 
 
 def planned(args: list[str]) -> list[str]:
-    """The stages ``dvc repro ARGS`` will run (from its dry run)."""
+    """The stages ``dvc repro ARGS`` will run: its dry run's, or, where the dry run stops at a
+    stage whose inputs no earlier stage has made yet (a workspace without outputs, as in
+    kick-the-tires), every stage ``dvc status`` finds changed (a frozen one is not)."""
     dry = subprocess.run(["dvc", "repro", "--dry", *args], capture_output=True, text=True)
-    return [m.group(1) for line in dry.stdout.splitlines() if (m := RUNNING.match(line))]
+    names = [m.group(1) for line in dry.stdout.splitlines() if (m := RUNNING.match(line))]
+    if dry.returncode == 0:
+        return names
+    targets = [arg for arg in args if not arg.startswith("-")]
+    status = subprocess.run(["dvc", "status", "--json", *targets], capture_output=True,
+                            text=True)
+    try:
+        changed = [name.rpartition(":")[2] for name in json.loads(status.stdout)
+                   if not name.endswith(".dvc")]
+    except json.JSONDecodeError:
+        return names
+    frozen = {name for target in targets or ["dvc.yaml"] if target.endswith("dvc.yaml")
+              for name, stage in yaml.safe_load(open(target))["stages"].items()
+              if stage.get("frozen")}
+    changed = [name for name in changed if name not in frozen]
+    return changed if len(changed) > len(names) else names
 
 
 def reason_key(why: str) -> str:
