@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import yaml
 
@@ -46,7 +47,7 @@ def planned(args: list[str]) -> list[str]:
     except json.JSONDecodeError:
         return names
     frozen = {name for target in targets or ["dvc.yaml"] if target.endswith("dvc.yaml")
-              for name, stage in yaml.safe_load(open(target))["stages"].items()
+              for name, stage in yaml.safe_load(Path(target).read_text())["stages"].items()
               if stage.get("frozen")}
     changed = [name for name in changed if name not in frozen]
     return changed if len(changed) > len(names) else names
