@@ -118,12 +118,14 @@ def verify(repo: Path, cache: Path, workdir: Path, *extra: str) -> subprocess.Co
 TARGETS = ("aggregate", "figures")
 
 
+@pytest.mark.slow
 def test_verify_names_what_differs_and_why(tmp_path, shared_imports):
     """`make verify`'s verdict on a small committed profile (one dataset at the canonical N, D;
     PCA and toorPIA; the main benchmark's stages, ``verify --targets aggregate figures`` as
     in CI, since the supplements add minutes and no new kind of verdict): with the maps every
     output is identical (exit 0); without them the tables that hold toorPIA differ, each with
-    the reason, and the exit status says so."""
+    the reason, and the exit status says so. Slow (three runs of the canonical N = 1000
+    input); the default suite's verify check is test_verify.py's forged result."""
     repo = workspace(tmp_path / "repo", datasets=["density"], methods=["PCA", "toorPIA"])
     fill_cache(repo, shared_imports)
     run(["dvc", "checkout", "-q", *import_pointers()], repo)
