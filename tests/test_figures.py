@@ -51,8 +51,7 @@ def test_png_bytes_are_identical_in_a_fresh_process_and_after_other_work():
     """The view (its maps and scores) is made here; a fresh interpreter draws it, and this
     process, which has run other tests (matplotlib state included), draws it too."""
     view = small_view()
-    pickled = pickle.dumps(view)
-    fresh = json.loads(subprocess.run([sys.executable, "-c", DRAW, "-"], input=pickled,
+    fresh = json.loads(subprocess.run([sys.executable, "-c", DRAW], input=pickle.dumps(view),
                                       capture_output=True, check=True).stdout)
     here = {k: hashlib.sha256(v).hexdigest() for k, v in figures.draw_all(view)[0].items()}
     assert fresh == here and len(here) == len(figures.figure_names("clusters"))
