@@ -7,6 +7,9 @@ export DVC_NO_ANALYTICS := 1
 # pipeline of releases/v1.4.0 (its params.yaml, its imports, its outputs beside them).
 RELEASE ?=
 FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
+# How many stages `make repro` runs at once (tools/repro.py --stages): each embedding stage
+# already runs `jobs` map jobs side by side, so 1 unless the machine has memory to spare.
+STAGES ?= 1
 
 .PHONY: venv wiring repro verify verify-main test test-slow kick bench scale lock paper image image-check
 
@@ -20,7 +23,7 @@ wiring: venv          ## write studies.yaml, the studies' deps in dvc.yaml and e
 repro: venv           ## bring in the imports (toorPIA's maps), recompute every stage of RELEASE, compare with git
 	-python tools/imports.py
 	$(if $(RELEASE),python tools/release_pipeline.py)
-	python tools/repro.py --force $(FOLDER)/dvc.yaml
+	python tools/repro.py --stages $(STAGES) --force $(FOLDER)/dvc.yaml
 	dvc status --no-updates $(FOLDER)/dvc.yaml
 	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html)
 	@echo "repro: every committed output came back byte for byte"

@@ -72,3 +72,74 @@ def test_dvc_failure_is_the_exit_status(tmp_path):
     result = run_tool(tmp_path, 3)
     assert result.returncode == 3
     assert "repro: FAILED (exit 3)" in result.stdout
+
+
+STAMP = """import sys, time
+name = sys.argv[1]
+start = time.time()
+time.sleep(1.5)
+open(name + ".txt", "w").write(f"{start} {time.time()}")
+sys.exit(3 if name == "b" and len(sys.argv) > 2 else 0)
+"""
+
+
+def real_pipeline(tmp_path: Path, failing: bool = False) -> Path:
+    """A DVC project of three stages: ``a`` and ``b`` independent, ``c`` reading both."""
+    dvc = [sys.executable, "-m", "dvc"]
+    subprocess.run([*dvc, "init", "--no-scm", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "stamp.py").write_text(STAMP)
+    fail = " fail" if failing else ""
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n"
+        "  a: {cmd: python stamp.py a, deps: [stamp.py], outs: [a.txt]}\n"
+        f"  b: {{cmd: python stamp.py b{fail}, deps: [stamp.py], outs: [b.txt]}}\n"
+        "  c: {cmd: python stamp.py c, deps: [a.txt, b.txt], outs: [c.txt]}\n")
+    return tmp_path
+
+
+def run_side_by_side(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+           "DVC_NO_ANALYTICS": "1"}
+    return subprocess.run([sys.executable, str(REPO / "tools" / "repro.py"), "--stages", "2",
+                           *args], env=env, capture_output=True, text=True, timeout=120,
+                          cwd=folder)
+
+
+def stamps(folder: Path, name: str) -> tuple[float, float]:
+    start, end = map(float, (folder / f"{name}.txt").read_text().split())
+    return start, end
+
+
+def test_independent_stages_run_side_by_side_and_the_lock_is_dvc_repro_s(tmp_path):
+    """--stages 2 overlaps ``a`` and ``b``, starts ``c`` after both, and leaves the project as
+    ``dvc repro`` does: every stage in dvc.lock, nothing left to run."""
+    folder = real_pipeline(tmp_path)
+    result = run_side_by_side(folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (a_start, a_end), (b_start, b_end) = stamps(folder, "a"), stamps(folder, "b")
+    assert a_start < b_end and b_start < a_end
+    assert stamps(folder, "c")[0] > max(a_end, b_end)
+    lines = result.stdout.splitlines()
+    numbered = [line for line in lines if line.startswith("[stage ")]
+    assert sorted(line.split()[-1] for line in numbered) == ["a", "b", "c"]
+    assert numbered[-1] == "[stage 3/3] c"
+    assert "3 stage(s) ran, 0 up to date" in result.stdout
+    dry = subprocess.run([sys.executable, "-m", "dvc", "repro", "--dry"], cwd=folder,
+                         capture_output=True, text=True, check=True)
+    assert "Running stage" not in dry.stdout
+    again = run_side_by_side(folder)
+    assert again.returncode == 0 and "0 stage(s) ran, 3 up to date" in again.stdout
+
+
+def test_a_failed_stage_stops_what_reads_it_and_is_the_exit_status(tmp_path):
+    folder = real_pipeline(tmp_path, failing=True)
+    result = run_side_by_side(folder, "--force")
+    assert result.returncode != 0
+    assert "[b] FAILED (exit" in result.stdout and "repro: FAILED" in result.stdout
+    assert (folder / "a.txt").exists() and not (folder / "c.txt").exists()
+
+
+def test_stages_refuses_a_single_stage_target(tmp_path):
+    result = run_side_by_side(tmp_path, "embed@density")
+    assert result.returncode == 2
+    assert "--stages runs whole pipelines" in result.stderr

@@ -7,15 +7,32 @@ how many were up to date, and what the stages skipped and why (a method left out
 ``methods``, toorPIA without its maps, ...), each reason once with how often it came. The exit
 status is dvc's.
 
-Usage: python tools/repro.py [ARGS...]     (ARGS as for ``dvc repro``, e.g. --force)
+``--stages K`` runs up to K stages at once. DVC runs one stage at a time, and most of a small
+run's stages keep one core busy with their start-up; DVC's documented way to run independent
+stages side by side is one ``dvc repro`` per stage, each holding the repository's lock only
+while it reads the pipeline and writes ``dvc.lock``. So each stage here is its own
+``dvc --wait-for-lock repro --single-item``, started once every stage it depends on (``dvc dag``)
+has finished. Which stages run and what they write are what one ``dvc repro`` gives; the log
+prefixes DVC's lines with their stage. Every stage of the run holds its memory at the same
+time as up to K-1 others, so K > 1 suits small runs (kick-the-tires) more than the full
+pipeline, whose embedding stages already use ``jobs`` cores each.
+
+Usage: python tools/repro.py [--stages K] [ARGS...]   (ARGS as for ``dvc repro``, e.g. --force;
+                                                      with --stages, only --force and dvc.yaml
+                                                      paths)
 """
 
 from __future__ import annotations
 
+import argparse
+import functools
 import json
+import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,6 +43,9 @@ RUNNING = re.compile(r"^Running stage '([^']+)':")
 UP_TO_DATE = re.compile(r"^Stage '([^']+)' didn't change, skipping")
 #: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
 #: progress fields of a job line)
+#: an edge of ``dvc dag --dot``: the first stage's outputs are the second one's inputs
+EDGE = re.compile(r'^"(?P<source>[^"]+)" -> "(?P<target>[^"]+)";$')
+NODE = re.compile(r'^"(?P<stage>[^"]+)";$')
 SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
                      r"(?P<why>.+?)(?: \| elapsed .*)?$")
 
@@ -46,9 +66,8 @@ def planned(args: list[str]) -> list[str]:
                    if not name.endswith(".dvc")]
     except json.JSONDecodeError:
         return names
-    frozen = {name for target in targets or ["dvc.yaml"] if target.endswith("dvc.yaml")
-              for name, stage in yaml.safe_load(Path(target).read_text())["stages"].items()
-              if stage.get("frozen")}
+    frozen = {name.rpartition(":")[2] for name in frozen_stages(
+        [target for target in targets or ["dvc.yaml"] if target.endswith("dvc.yaml")])}
     changed = [name for name in changed if name not in frozen]
     return changed if len(changed) > len(names) else names
 
@@ -74,7 +93,146 @@ def summary(times: dict[str, float], up_to_date: int, skips: Counter, total: flo
     return lines
 
 
-def main(args: list[str]) -> int:
+def dvc_file(stage: str) -> str:
+    """The dvc.yaml a stage of ``dvc dag`` or ``dvc status`` comes from (a bare name is the
+    root's)."""
+    return stage.rpartition(":")[0] or "dvc.yaml"
+
+
+def pipeline_graph(files: list[str]) -> dict[str, set[str]]:
+    """Each stage of the pipelines in ``files`` (in DVC's order) with the stages it reads from."""
+    dot = subprocess.run(["dvc", "dag", "--dot"], capture_output=True, text=True, check=True)
+    needs: dict[str, set[str]] = {}
+    for line in map(str.strip, dot.stdout.splitlines()):
+        if match := NODE.match(line):
+            needs.setdefault(match["stage"], set())
+        elif match := EDGE.match(line):
+            needs.setdefault(match["target"], set()).add(match["source"])
+    return {stage: sources for stage, sources in needs.items() if dvc_file(stage) in files}
+
+
+def frozen_stages(files: list[str]) -> set[str]:
+    """The frozen stages of ``files``: DVC checks their outputs and never runs them."""
+    return {name if file == "dvc.yaml" else f"{file}:{name}"
+            for file in files
+            for name, stage in yaml.safe_load(Path(file).read_text())["stages"].items()
+            if stage.get("frozen")}
+
+
+def stages_to_run(files: list[str], force: bool, needs: dict[str, set[str]]) -> list[str]:
+    """What ``dvc repro [--force] FILES`` goes through, in DVC's order: with --force every
+    stage; else every changed stage (``dvc status``) and every stage downstream of one, since
+    what it reads is made again (DVC then skips the ones whose inputs came back the same)."""
+    if force:
+        return list(needs)
+    status = subprocess.run(["dvc", "status", "--json", *files], capture_output=True,
+                            text=True, check=True)
+    chosen = {name.removeprefix("dvc.yaml:") for name in json.loads(status.stdout)
+              if not name.endswith(".dvc")}
+    grew = True
+    while grew:
+        downstream = {stage for stage, sources in needs.items() if sources & chosen}
+        grew = not downstream <= chosen
+        chosen |= downstream
+    return [stage for stage in needs if stage in chosen]
+
+
+def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, width: int,
+                     count: int) -> tuple[dict[str, float], int, Counter, int]:
+    """Run ``plan``'s stages, up to ``width`` at once, each as soon as the stages of the plan
+    it reads from have finished; the one with the most stages downstream of it first. Echoes
+    their logs line by line, numbering the stages that run out of ``count``, and returns
+    (wall time per stage, stages up to date, skip reasons, exit status: the first
+    failure's)."""
+    readers = {stage: {reader for reader in plan if stage in needs[reader]} for stage in plan}
+
+    @functools.cache
+    def downstream(stage: str) -> frozenset:
+        return frozenset(readers[stage]).union(*map(downstream, readers[stage]))
+
+    waiting = sorted(plan, key=lambda stage: -len(downstream(stage)))
+    lines: queue.Queue = queue.Queue()
+    running: dict[str, tuple[subprocess.Popen, float]] = {}
+    finished: set[str] = set()
+    times: dict[str, float] = {}
+    up_to_date, skips, status, started = 0, Counter(), 0, 0
+
+    def echo(stage: str, process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            lines.put((stage, line))
+        lines.put((stage, None))
+
+    try:
+        while waiting or running:
+            ready = [stage for stage in waiting if not (needs[stage] & set(plan)) - finished]
+            for stage in ready[:width - len(running)] if status == 0 else []:
+                waiting.remove(stage)
+                command = ["dvc", "--wait-for-lock", "repro", "--single-item",
+                           *(["--force"] if force else []), stage]
+                process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, text=True, bufsize=1)
+                running[stage] = (process, time.perf_counter())
+                threading.Thread(target=echo, args=(stage, process), daemon=True).start()
+            if not running:
+                break  # a stage failed: the ones left need its outputs or wait for no one
+            stage, line = lines.get()
+            if line is None:
+                process, since = running.pop(stage)
+                if process.wait() != 0:
+                    status = status or process.returncode
+                    print(f"[{stage}] FAILED (exit {process.returncode}); no new stage starts",
+                          flush=True)
+                elif stage not in times:
+                    up_to_date += 1
+                else:
+                    times[stage] = time.perf_counter() - since
+                finished.add(stage)
+                continue
+            line = line.rstrip("\n")
+            if RUNNING.match(line):
+                started += 1
+                times[stage] = 0.0
+                print(f"[stage {started}/{max(count, started)}] {stage}")
+            elif match := SKIPPED.match(line):
+                skips[(match["stage"], reason_key(match["why"]))] += 1
+            if line:
+                named = line.startswith("[") or RUNNING.match(line) or UP_TO_DATE.match(line)
+                print(line if named else f"[{stage}] {line}", flush=True)
+    finally:
+        for process, _ in running.values():
+            process.terminate()
+            process.wait()
+    return times, up_to_date, skips, status
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--stages", type=int, default=1)
+    options, args = parser.parse_known_args(argv)
+    if options.stages < 1:
+        print("repro: --stages must be at least 1", file=sys.stderr)
+        return 2
+    if options.stages > 1:
+        files = [os.path.normpath(arg) for arg in args if arg != "--force"] or ["dvc.yaml"]
+        if not all(file.endswith("dvc.yaml") and Path(file).is_file() for file in files):
+            print(f"repro: --stages runs whole pipelines: give only --force and dvc.yaml "
+                  f"paths, not {' '.join(args)}", file=sys.stderr)
+            return 2
+        start = time.perf_counter()
+        needs = pipeline_graph(files)
+        plan = stages_to_run(files, "--force" in args, needs)
+        count = len(set(plan) - frozen_stages(files))
+        times, up_to_date, skips, status = run_side_by_side(plan, needs, "--force" in args,
+                                                           options.stages, count)
+        up_to_date += len(needs) - len(plan)
+        print("\n".join(summary(times, up_to_date, skips, time.perf_counter() - start,
+                                status)), flush=True)
+        return status
+    return one_dvc_repro(args)
+
+
+def one_dvc_repro(args: list[str]) -> int:
+    """``dvc repro ARGS``, its log numbered and summed up."""
     plan = planned(args)
     start = time.perf_counter()
     times: dict[str, float] = {}
