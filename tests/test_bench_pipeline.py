@@ -48,3 +48,27 @@ def test_a_run_is_split_into_dvc_start_up_compile_and_compute(tmp_path):
     assert run["cpu"] == pytest.approx({"start-up": 2.5, "compile": 1.0, "compute": 1.5})
     assert sum(run["parts"].values()) == pytest.approx(20.0)
     assert run["parts"]["dvc"] == pytest.approx(20.0 - 9.0 - 2.0)
+
+
+def test_stages_side_by_side_are_told_apart_by_their_prefix_and_command(tmp_path):
+    """tools/repro.py --stages 2 interleaves two stages' logs, DVC's own lines prefixed with
+    their stage; each window ends at its own stage's lock update and owns its own process."""
+    lines = [(100.0, "Running stage 'embed@density':"),
+             (100.5, "[embed@density] > drfidelity stage embed density"),
+             (101.0, "Running stage 'figures@clusters':"),
+             (101.5, "[figures@clusters] > drfidelity stage figures clusters"),
+             (105.0, "[figures@clusters] Updating lock file 'dvc.lock'"),
+             (110.0, "[embed@density] Updating lock file 'dvc.lock'")]
+    records = [record(10, 1, ["/venv/bin/drfidelity", "stage", "embed", "density"], 100.8,
+                      109.8, cpu=3.0, boot=0.1, imports=0.9),
+               record(11, 1, ["/venv/bin/drfidelity", "stage", "figures", "clusters"], 101.8,
+                      104.8, cpu=2.0, boot=0.1, imports=0.9)]
+    log = tmp_path / "probe.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    run = bench_pipeline.account(10.0, lines, log)
+
+    assert run["stages"]["embed@density"]["dvc"] == pytest.approx(10.0 - 9.0)
+    assert run["stages"]["figures@clusters"]["dvc"] == pytest.approx(4.0 - 3.0)
+    assert run["cpu"]["compute"] == pytest.approx(2.0 + 1.0)
+    assert run["parts"]["dvc"] == pytest.approx(2.0)  # the windows overlap: nothing outside

@@ -46,6 +46,10 @@ UP_TO_DATE = re.compile(r"^Stage '([^']+)' didn't change, skipping")
 #: an edge of ``dvc dag --dot``: the first stage's outputs are the second one's inputs
 EDGE = re.compile(r'^"(?P<source>[^"]+)" -> "(?P<target>[^"]+)";$')
 NODE = re.compile(r'^"(?P<stage>[^"]+)";$')
+#: DVC's advice at the end of each ``dvc repro`` (git add dvc.lock, autostage, dvc push): with
+#: stages side by side it comes once per stage, so it is kept for the end of the run
+ADVICE = re.compile(r"^(To track the changes with git|\tgit add |To enable auto staging"
+                    r"|\tdvc config core.autostage|Use `dvc push`)")
 SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
                      r"(?P<why>.+?)(?: \| elapsed .*)?$")
 
@@ -156,6 +160,7 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
     finished: set[str] = set()
     times: dict[str, float] = {}
     up_to_date, skips, status, started = 0, Counter(), 0, 0
+    advice: dict[str, None] = {}
 
     def echo(stage: str, process: subprocess.Popen) -> None:
         for line in process.stdout:
@@ -174,21 +179,24 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
                 running[stage] = (process, time.perf_counter())
                 threading.Thread(target=echo, args=(stage, process), daemon=True).start()
             if not running:
-                break  # a stage failed: the ones left need its outputs or wait for no one
+                break  # a stage failed and the others have finished
             stage, line = lines.get()
             if line is None:
                 process, since = running.pop(stage)
+                finished.add(stage)
+                if stage in times:
+                    times[stage] = time.perf_counter() - since
                 if process.wait() != 0:
                     status = status or process.returncode
                     print(f"[{stage}] FAILED (exit {process.returncode}); no new stage starts",
                           flush=True)
                 elif stage not in times:
                     up_to_date += 1
-                else:
-                    times[stage] = time.perf_counter() - since
-                finished.add(stage)
                 continue
             line = line.rstrip("\n")
+            if ADVICE.match(line):
+                advice[line] = None
+                continue
             if RUNNING.match(line):
                 started += 1
                 times[stage] = 0.0
@@ -202,6 +210,7 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
         for process, _ in running.values():
             process.terminate()
             process.wait()
+    print("\n".join(advice), flush=True)
     return times, up_to_date, skips, status
 
 
