@@ -7,8 +7,9 @@ export DVC_NO_ANALYTICS := 1
 # pipeline of releases/v1.4.0 (its params.yaml, its imports, its outputs beside them).
 RELEASE ?=
 FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
-# How many stages `make repro` runs at once (tools/repro.py --stages): each embedding stage
-# already runs `jobs` map jobs side by side, so 1 unless the machine has memory to spare.
+# How many stages `make repro` runs at once (tools/repro.py --stages). 1: each embedding stage
+# already runs `jobs` map jobs side by side, and at 2 the full pipeline took longer (64 min
+# against 58-61) holding two stages' memory at once; kick-the-tires' small stages run two at a time.
 STAGES ?= 1
 
 .PHONY: venv wiring repro verify verify-main test test-slow kick bench scale lock paper image image-check

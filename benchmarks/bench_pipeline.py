@@ -67,21 +67,30 @@ def timed_run(command: list[str], cwd: Path, probe_log: Path) -> tuple[float, li
 
 
 def stage_windows(lines: list) -> dict[str, tuple[float, float, list[str]]]:
-    """Each stage's (start, end, command's arguments): its "Running stage" line to its
-    "Updating lock file". With stages side by side (tools/repro.py --stages), the lines of DVC
-    that do not name their stage carry it as a "[stage] " prefix."""
-    windows, current = {}, None
+    """Each stage's (start, end, command's arguments): from its "Running stage" line to its
+    "Updating lock file" line (DVC writes none when the lock does not change), else to the
+    next stage's start. With stages side by side (tools/repro.py --stages), DVC's lines that
+    do not name their stage carry it as a "[stage] " prefix, and the window ends at the
+    tool's "[stage] done in" line, once DVC has exited."""
+    windows: dict[str, list] = {}
+    current = None
     for stamp, line in lines:
-        name, _, rest = line[1:].partition("] ") if line.startswith("[") else (current, "", line)
         if line.startswith("Running stage '"):
+            if current and windows[current][1] is None:
+                windows[current][1] = stamp
             current = line.split("'")[1]
-            windows[current] = (stamp, stamp, [])
-        elif name in windows and rest.startswith("> "):
-            windows[name] = (windows[name][0], stamp, rest[2:].split()[1:])
-        elif name in windows and rest.startswith("Updating lock file"):
-            windows[name] = (windows[name][0], stamp, windows[name][2])
-            current = None if name == current else current
-    return windows
+            windows[current] = [stamp, None, []]
+            continue
+        name, _, rest = line[1:].partition("] ") if line.startswith("[") else (current, "", line)
+        if name not in windows:
+            continue
+        if rest.startswith("> "):
+            windows[name][2] = rest[2:].split()[1:]
+        elif rest.startswith(("Updating lock file", "done in ")):
+            windows[name][1] = stamp
+    last = lines[-1][0] if lines else 0.0
+    return {name: (start, last if end is None else end, args)
+            for name, (start, end, args) in windows.items()}
 
 
 def stage_cpu(window: tuple[float, float, list[str]], records: list[dict]) -> tuple[dict, float]:

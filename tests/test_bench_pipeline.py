@@ -57,8 +57,10 @@ def test_stages_side_by_side_are_told_apart_by_their_prefix_and_command(tmp_path
              (100.5, "[embed@density] > drfidelity stage embed density"),
              (101.0, "Running stage 'figures@clusters':"),
              (101.5, "[figures@clusters] > drfidelity stage figures clusters"),
-             (105.0, "[figures@clusters] Updating lock file 'dvc.lock'"),
-             (110.0, "[embed@density] Updating lock file 'dvc.lock'")]
+             (104.5, "[figures@clusters] Updating lock file 'dvc.lock'"),
+             (105.0, "[figures@clusters] done in 4.0 s"),
+             (109.5, "[embed@density] Updating lock file 'dvc.lock'"),
+             (110.0, "[embed@density] done in 10.0 s")]
     records = [record(10, 1, ["/venv/bin/drfidelity", "stage", "embed", "density"], 100.8,
                       109.8, cpu=3.0, boot=0.1, imports=0.9),
                record(11, 1, ["/venv/bin/drfidelity", "stage", "figures", "clusters"], 101.8,
@@ -72,3 +74,14 @@ def test_stages_side_by_side_are_told_apart_by_their_prefix_and_command(tmp_path
     assert run["stages"]["figures@clusters"]["dvc"] == pytest.approx(4.0 - 3.0)
     assert run["cpu"]["compute"] == pytest.approx(2.0 + 1.0)
     assert run["parts"]["dvc"] == pytest.approx(2.0)  # the windows overlap: nothing outside
+
+
+def test_a_stage_whose_lock_entry_did_not_change_ends_where_the_next_one_starts(tmp_path):
+    """A forced run that brings every output back writes no "Updating lock file" line."""
+    lines = [(100.0, "Running stage 'generate@density':"),
+             (100.5, "> drfidelity stage generate density"),
+             (103.0, "Running stage 'aggregate':"), (104.0, "> drfidelity stage aggregate"),
+             (106.0, "Data and pipelines are up to date.")]
+    windows = bench_pipeline.stage_windows(lines)
+    assert windows == {"generate@density": (100.0, 103.0, ["stage", "generate", "density"]),
+                       "aggregate": (103.0, 106.0, ["stage", "aggregate"])}

@@ -186,6 +186,7 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
                 finished.add(stage)
                 if stage in times:
                     times[stage] = time.perf_counter() - since
+                    print(f"[{stage}] done in {times[stage]:.1f} s", flush=True)
                 if process.wait() != 0:
                     status = status or process.returncode
                     print(f"[{stage}] FAILED (exit {process.returncode}); no new stage starts",

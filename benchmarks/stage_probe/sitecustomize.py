@@ -90,7 +90,9 @@ def _install(log: str, command: list[str]) -> None:
             return spec
 
     def write() -> None:
-        record = {"pid": os.getpid(), "ppid": os.getppid(), "command": command[1:4],
+        # the program and up to three arguments: "drfidelity stage embed density" names its
+        # stage, a job process's long "-c" line is cut short
+        record = {"pid": os.getpid(), "ppid": os.getppid(), "command": command[1:5],
                   "start": started, "end": time.time(), "cpu": cpu(), **spent}
         with open(log, "a") as out:
             out.write(json.dumps(record) + "\n")
