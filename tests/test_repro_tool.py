@@ -143,3 +143,11 @@ def test_stages_refuses_a_single_stage_target(tmp_path):
     result = run_side_by_side(tmp_path, "embed@density")
     assert result.returncode == 2
     assert "--stages runs whole pipelines" in result.stderr
+
+
+def test_stages_in_a_folder_without_a_dvc_project_is_one_line(tmp_path):
+    (tmp_path / "dvc.yaml").write_text("stages: {}\n")
+    result = run_side_by_side(tmp_path)
+    assert result.returncode != 0
+    assert result.stderr.startswith("repro: `dvc dag --dot` failed: ")
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1

@@ -103,11 +103,19 @@ def dvc_file(stage: str) -> str:
     return stage.rpartition(":")[0] or "dvc.yaml"
 
 
+def dvc_output(*args: str) -> str:
+    """What ``dvc ARGS`` prints; if it fails, DVC's last line of error ends the run."""
+    done = subprocess.run(["dvc", *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        why = (done.stderr.strip() or done.stdout.strip() or "no message").splitlines()[-1]
+        raise SystemExit(f"repro: `dvc {' '.join(args)}` failed: {why}")
+    return done.stdout
+
+
 def pipeline_graph(files: list[str]) -> dict[str, set[str]]:
     """Each stage of the pipelines in ``files`` (in DVC's order) with the stages it reads from."""
-    dot = subprocess.run(["dvc", "dag", "--dot"], capture_output=True, text=True, check=True)
     needs: dict[str, set[str]] = {}
-    for line in map(str.strip, dot.stdout.splitlines()):
+    for line in map(str.strip, dvc_output("dag", "--dot").splitlines()):
         if match := NODE.match(line):
             needs.setdefault(match["stage"], set())
         elif match := EDGE.match(line):
@@ -129,10 +137,8 @@ def stages_to_run(files: list[str], force: bool, needs: dict[str, set[str]]) -> 
     what it reads is made again (DVC then skips the ones whose inputs came back the same)."""
     if force:
         return list(needs)
-    status = subprocess.run(["dvc", "status", "--json", *files], capture_output=True,
-                            text=True, check=True)
-    chosen = {name.removeprefix("dvc.yaml:") for name in json.loads(status.stdout)
-              if not name.endswith(".dvc")}
+    status = json.loads(dvc_output("status", "--json", *files))
+    chosen = {name.removeprefix("dvc.yaml:") for name in status if not name.endswith(".dvc")}
     grew = True
     while grew:
         downstream = {stage for stage, sources in needs.items() if sources & chosen}
