@@ -75,11 +75,11 @@ def test_dvc_failure_is_the_exit_status(tmp_path):
 
 
 STAMP = """import sys, time
-name = sys.argv[1]
+name, seconds = sys.argv[1], float(sys.argv[2])
 start = time.time()
-time.sleep(1.5)
+time.sleep(seconds)
 open(name + ".txt", "w").write(f"{start} {time.time()}")
-sys.exit(3 if name == "b" and len(sys.argv) > 2 else 0)
+sys.exit(3 if sys.argv[3:] == ["fail"] else 0)
 """
 
 
@@ -88,12 +88,14 @@ def real_pipeline(tmp_path: Path, failing: bool = False) -> Path:
     dvc = [sys.executable, "-m", "dvc"]
     subprocess.run([*dvc, "init", "--no-scm", "-q"], cwd=tmp_path, check=True)
     (tmp_path / "stamp.py").write_text(STAMP)
+    # a and b sleep long enough to overlap even when the second dvc waits for the lock and
+    # reads the pipeline slowly on a loaded machine
     fail = " fail" if failing else ""
     (tmp_path / "dvc.yaml").write_text(
         "stages:\n"
-        "  a: {cmd: python stamp.py a, deps: [stamp.py], outs: [a.txt]}\n"
-        f"  b: {{cmd: python stamp.py b{fail}, deps: [stamp.py], outs: [b.txt]}}\n"
-        "  c: {cmd: python stamp.py c, deps: [a.txt, b.txt], outs: [c.txt]}\n")
+        "  a: {cmd: python stamp.py a 4, deps: [stamp.py], outs: [a.txt]}\n"
+        f"  b: {{cmd: python stamp.py b 4{fail}, deps: [stamp.py], outs: [b.txt]}}\n"
+        "  c: {cmd: python stamp.py c 0, deps: [a.txt, b.txt], outs: [c.txt]}\n")
     return tmp_path
 
 
