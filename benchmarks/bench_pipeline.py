@@ -151,8 +151,8 @@ def bench_kick(work: Path, warm: bool) -> dict:
     runs["cold"] = account(wall, lines, work / "kick-cold.jsonl")
     if not warm:
         return runs
-    wall, lines = timed_run([sys.executable, "tools/repro.py", *KICK_SIDE_BY_SIDE, "--force"], copy,
-                            work / "kick-warm.jsonl")
+    wall, lines = timed_run([sys.executable, "tools/repro.py", *KICK_SIDE_BY_SIDE, "--force"],
+                            copy, work / "kick-warm.jsonl")
     runs["warm"] = account(wall, lines, work / "kick-warm.jsonl")
     return runs
 

@@ -41,8 +41,6 @@ import yaml
 
 RUNNING = re.compile(r"^Running stage '([^']+)':")
 UP_TO_DATE = re.compile(r"^Stage '([^']+)' didn't change, skipping")
-#: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
-#: progress fields of a job line)
 #: an edge of ``dvc dag --dot``: the first stage's outputs are the second one's inputs
 EDGE = re.compile(r'^"(?P<source>[^"]+)" -> "(?P<target>[^"]+)";$')
 NODE = re.compile(r'^"(?P<stage>[^"]+)";$')
@@ -50,6 +48,8 @@ NODE = re.compile(r'^"(?P<stage>[^"]+)";$')
 #: stages side by side it comes once per stage, so it is kept for the end of the run
 ADVICE = re.compile(r"^(To track the changes with git|\tgit add |To enable auto staging"
                     r"|\tdvc config core.autostage|Use `dvc push`)")
+#: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
+#: progress fields of a job line)
 SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
                      r"(?P<why>.+?)(?: \| elapsed .*)?$")
 
@@ -154,7 +154,8 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
     their logs line by line, numbering the stages that run out of ``count``, and returns
     (wall time per stage, stages up to date, skip reasons, exit status: the first
     failure's)."""
-    readers = {stage: {reader for reader in plan if stage in needs[reader]} for stage in plan}
+    waits_for = {stage: needs[stage] & set(plan) for stage in plan}
+    readers = {stage: {reader for reader in plan if stage in waits_for[reader]} for stage in plan}
 
     @functools.cache
     def downstream(stage: str) -> frozenset:
@@ -175,7 +176,7 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
 
     try:
         while waiting or running:
-            ready = [stage for stage in waiting if not (needs[stage] & set(plan)) - finished]
+            ready = [stage for stage in waiting if waits_for[stage] <= finished]
             for stage in ready[:width - len(running)] if status == 0 else []:
                 waiting.remove(stage)
                 command = ["dvc", "--wait-for-lock", "repro", "--single-item",
