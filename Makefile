@@ -12,7 +12,7 @@ FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
 # against 58-61) holding two stages' memory at once; kick-the-tires' small stages run two at a time.
 STAGES ?= 1
 
-.PHONY: venv wiring repro verify verify-main test test-slow kick bench scale lock paper image image-check
+.PHONY: venv wiring repro rescore verify verify-main test test-slow kick bench scale lock paper image image-check
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
@@ -28,6 +28,14 @@ repro: venv           ## bring in the imports (toorPIA's maps), recompute every 
 	dvc status --no-updates $(FOLDER)/dvc.yaml
 	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html)
 	@echo "repro: every committed output came back byte for byte"
+
+rescore: venv         ## restore the maps from the map store (store/), rerun every other stage of RELEASE, compare with git
+	-python tools/imports.py
+	$(if $(RELEASE),python tools/release_pipeline.py)
+	python tools/repro.py --stages $(STAGES) --keep-maps --force $(FOLDER)/dvc.yaml
+	dvc status --no-updates $(FOLDER)/dvc.yaml
+	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html)
+	@echo "rescore: every committed output came back byte for byte from the stored maps"
 
 verify: venv          ## the reviewer's verdict: a fresh clone of HEAD rebuilds RELEASE's committed outputs?
 	python tools/verify.py $(if $(RELEASE),--release $(RELEASE))

@@ -104,10 +104,6 @@ def test_cluster_umap_maps_are_byte_identical_to_the_local_pool(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="known bug: jobs.cluster scatters each input as a dict, "
-                   "whose keys ('X') become the data's names on the cluster, so every input of "
-                   "a multi-input stage is the last one scattered; the fix moves the embed "
-                   "stages' code hash, so it lands with a rebuild of both locks")
 def test_cluster_maps_of_a_stage_with_several_inputs_are_the_local_ones(small_run, tmp_path):
     """A stage with several inputs (the minority-fraction sweep: one input per value): each
     job's map on the cluster is made from its own input, as here."""

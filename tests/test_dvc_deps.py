@@ -44,6 +44,11 @@ LOADERS = {"drfidelity.methods.base": "drfidelity.methods",
 #: The study registry loads a study's module by name: the stage of one study (a ``foreach``
 #: item of dvc.yaml) loads that study alone, any other stage every registered study.
 STUDY_LOADER = "drfidelity.studies"
+#: The job executor: what decides where and when a job runs (the process pool, the forkserver,
+#: a Dask cluster), never what it computes (drfidelity.methods.base.run_job). No stage depends
+#: on it, so an edit there reruns nothing; in exchange tests/test_executor_paths.py proves that
+#: every path makes the same bytes. What it imports is still followed.
+EXECUTOR = {"drfidelity.jobs.runner", "drfidelity.jobs.fresh", "drfidelity.jobs.cluster"}
 
 
 def package_modules(package: str) -> set[str]:
@@ -128,7 +133,7 @@ def closure(*entries: str, studies: set[str] | None = None) -> set[Path]:
         for other in imported_modules(name) | loaded:
             if (name, other) not in OFF_THE_STAGE_PATH:
                 todo.extend(with_parents(other))
-    return {module_file(m).relative_to(REPO) for m in seen}
+    return {module_file(m).relative_to(REPO) for m in seen - EXECUTOR}
 
 
 def substitute(value, key: str, item: dict):
@@ -212,6 +217,23 @@ def test_stage_code_deps_are_code_it_runs(name):
     unread = sorted(d.as_posix() for d in deps if d.parts[0] == "src"
                     and not any(p == d or d in p.parents for p in needed))
     assert not unread, f"stage {name} depends on code it never imports: {unread}"
+
+
+@pytest.mark.parametrize("name", CHECKED)
+def test_no_stage_depends_on_the_executor(name):
+    """Not even through a folder: a comment in the job runner leaves every stage up to date."""
+    deps, _ = stage_closure(name)
+    executor = [module_file(m).relative_to(REPO) for m in sorted(EXECUTOR)]
+    hashed = sorted(f.as_posix() for f in executor if any(f == d or d in f.parents for d in deps))
+    assert not hashed, f"stage {name} depends on the executor: {hashed}"
+
+
+def test_the_executor_is_on_the_embedding_stages_path():
+    """The exclusion is not vacuous: the stages that make maps run the executor, and what a job
+    computes (run_job, the wrappers) is still among their deps."""
+    assert "drfidelity.jobs.runner" in imported_modules("drfidelity.pipeline.embed")
+    assert "drfidelity.jobs.runner" in imported_modules("drfidelity.supplements.embedding")
+    assert Path("src/drfidelity/methods/base.py") in closure("drfidelity.pipeline.embed")
 
 
 def test_method_wrappers_load_only_where_methods_run():

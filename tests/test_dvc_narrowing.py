@@ -67,6 +67,24 @@ def test_editing_one_method_wrapper_reruns_only_the_stages_that_run_methods(pipe
     assert set(changed) == {s for s in lock if kind(s) in EMBEDDING}
 
 
+@pytest.mark.parametrize("module", ["runner.py", "fresh.py", "cluster.py"])
+def test_editing_the_job_executor_reruns_nothing(pipeline, module):
+    """Where and when a job runs is not what it computes (tests/test_executor_paths.py)."""
+    with (pipeline / "src/drfidelity/jobs" / module).open("a") as source:
+        source.write("# a comment\n")
+    assert stale(pipeline) == {}
+
+
+def test_editing_a_dataset_generator_leaves_the_study_maps_to_their_inputs(pipeline):
+    """A study's inputs are a stage of their own: a generator edit reruns them, and their maps
+    only through the inputs' bytes (unchanged by a comment), never through the code."""
+    with (pipeline / "src/drfidelity/datasets/clusters.py").open("a") as source:
+        source.write("# a comment\n")
+    changed = stale(pipeline)
+    assert not {s for s in changed if kind(s) in EMBEDDING}
+    assert {"generate@clusters", "supplement_inputs@hyperparams"} <= set(changed)
+
+
 def test_editing_the_report_text_reruns_only_the_report(pipeline):
     with (pipeline / "src/drfidelity/report/content.py").open("a") as source:
         source.write("# a comment\n")

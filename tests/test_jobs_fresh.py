@@ -14,7 +14,8 @@ import pytest
 
 from drfidelity.jobs.fresh import in_fresh_process
 from drfidelity.jobs.job import Job
-from drfidelity.jobs.runner import Input, JobsFailed, run_all, run_job
+from drfidelity.jobs.runner import Input, JobsFailed, run_all
+from drfidelity.methods.base import run_job
 
 
 def test_every_call_gets_a_process_of_its_own():
@@ -74,7 +75,8 @@ from pathlib import Path
 import numpy as np
 from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
-from drfidelity.jobs.runner import Input, run_all, run_job
+from drfidelity.jobs.runner import Input, run_all
+from drfidelity.methods.base import run_job
 
 folder = Path(sys.argv[1])
 X = np.random.default_rng(7).normal(size=(120, 16))

@@ -144,7 +144,7 @@ def test_a_failed_stage_stops_what_reads_it_and_is_the_exit_status(tmp_path):
 def test_stages_refuses_a_single_stage_target(tmp_path):
     result = run_side_by_side(tmp_path, "embed@density")
     assert result.returncode == 2
-    assert "--stages runs whole pipelines" in result.stderr
+    assert "run whole pipelines" in result.stderr
 
 
 def test_stages_in_a_folder_without_a_dvc_project_is_one_line(tmp_path):
@@ -153,3 +153,30 @@ def test_stages_in_a_folder_without_a_dvc_project_is_one_line(tmp_path):
     assert result.returncode != 0
     assert result.stderr.startswith("repro: `dvc dag --dot` failed: ")
     assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_keep_maps_reruns_every_stage_but_the_up_to_date_map_stages(tmp_path):
+    """``make rescore``: the maps restored from the store are kept, the rest is recomputed; a
+    map stage that is not up to date is refused in one line before anything runs."""
+    dvc = [sys.executable, "-m", "dvc"]
+    subprocess.run([*dvc, "init", "--no-scm", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "stamp.py").write_text(STAMP)
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n"
+        "  generate: {cmd: python stamp.py generate 0, deps: [stamp.py], outs: [generate.txt]}\n"
+        "  embed: {cmd: python stamp.py embed 0, deps: [generate.txt], outs: [embed.txt]}\n"
+        "  score: {cmd: python stamp.py score 0, deps: [embed.txt], outs: [score.txt]}\n")
+    assert run_side_by_side(tmp_path).returncode == 0
+    made = {name: stamps(tmp_path, name) for name in ("generate", "embed", "score")}
+
+    kept = run_side_by_side(tmp_path, "--keep-maps", "--force")
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+    assert stamps(tmp_path, "embed") == made["embed"]
+    assert stamps(tmp_path, "generate") != made["generate"]
+    assert stamps(tmp_path, "score") != made["score"]
+
+    (tmp_path / "embed.txt").unlink()
+    refused = run_side_by_side(tmp_path, "--keep-maps", "--force")
+    assert refused.returncode == 2 and not (tmp_path / "embed.txt").exists()
+    assert refused.stderr.count("\n") == 1
+    assert "1 map stage(s) are not up to date (embed)" in refused.stderr

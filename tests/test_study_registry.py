@@ -207,8 +207,9 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
         shutil.copyfile(REPO / "results" / name, tmp_path / "results" / name)
     monkeypatch.chdir(tmp_path)
 
-    run_stage(params, "supplement_embed", "toy", root=tmp_path, jobs=1)
+    run_stage(params, "supplement_inputs", "toy", root=tmp_path)
     assert (tmp_path / "data/toy/2/X.npy").exists()
+    run_stage(params, "supplement_embed", "toy", root=tmp_path, jobs=1)
     assert (tmp_path / "embeddings/toy/1/PCA/seed0.npy").exists()
     run_stage(params, "supplement_score", "toy/toy", root=tmp_path)
     per_run = (tmp_path / "results/toy_per_run.csv").read_text().splitlines()

@@ -17,9 +17,13 @@ prefixes DVC's lines with their stage. Every stage of the run holds its memory a
 time as up to K-1 others, so K > 1 suits small runs (kick-the-tires) more than the full
 pipeline, whose embedding stages already use ``jobs`` cores each.
 
-Usage: python tools/repro.py [--stages K] [ARGS...]   (ARGS as for ``dvc repro``, e.g. --force;
-                                                      with --stages, only --force and dvc.yaml
-                                                      paths)
+``--keep-maps`` leaves the map stages (``embed``, ``supplement_embed``) out of the run: what
+``make rescore`` does after the maps were restored from the map store. It refuses, in one line,
+when one of them is not up to date, since their maps would then be missing or stale.
+
+Usage: python tools/repro.py [--stages K] [--keep-maps] [ARGS...]
+       (ARGS as for ``dvc repro``, e.g. --force; with --stages K > 1 or --keep-maps, only
+       --force and dvc.yaml paths)
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ ADVICE = re.compile(r"^(To track the changes with git|\tgit add |To enable auto 
                     r"|\tdvc config core.autostage|Use `dvc push`)")
 #: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
 #: progress fields of a job line)
+#: the stages that make maps (what the map store holds)
+MAP_STAGES = ("embed", "supplement_embed")
 SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
                      r"(?P<why>.+?)(?: \| elapsed .*)?$")
 
@@ -147,6 +153,16 @@ def stages_to_run(files: list[str], force: bool, needs: dict[str, set[str]]) -> 
     return [stage for stage in needs if stage in chosen]
 
 
+def is_map_stage(stage: str) -> bool:
+    return stage.rpartition(":")[2].partition("@")[0] in MAP_STAGES
+
+
+def stale_maps(files: list[str]) -> list[str]:
+    """The map stages of ``files`` that ``dvc status`` does not find up to date."""
+    status = json.loads(dvc_output("status", "--no-updates", "--json", *files) or "{}")
+    return sorted(name for name in status if is_map_stage(name))
+
+
 def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, width: int,
                      count: int) -> tuple[dict[str, float], int, Counter, int]:
     """Run ``plan``'s stages, up to ``width`` at once, each as soon as the stages of the plan
@@ -225,19 +241,29 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--stages", type=int, default=1)
+    parser.add_argument("--keep-maps", action="store_true")
     options, args = parser.parse_known_args(argv)
     if options.stages < 1:
         print("repro: --stages must be at least 1", file=sys.stderr)
         return 2
-    if options.stages > 1:
+    if options.stages > 1 or options.keep_maps:
         files = [os.path.normpath(arg) for arg in args if arg != "--force"] or ["dvc.yaml"]
         if not all(file.endswith("dvc.yaml") and Path(file).is_file() for file in files):
-            print(f"repro: --stages runs whole pipelines: give only --force and dvc.yaml "
-                  f"paths, not {' '.join(args)}", file=sys.stderr)
+            print(f"repro: --stages and --keep-maps run whole pipelines: give only --force and "
+                  f"dvc.yaml paths, not {' '.join(args)}", file=sys.stderr)
             return 2
         start = time.perf_counter()
         needs = pipeline_graph(files)
         plan = stages_to_run(files, "--force" in args, needs)
+        if options.keep_maps:
+            stale = stale_maps(files)
+            if stale:
+                print(f"repro: --keep-maps, but {len(stale)} map stage(s) are not up to date "
+                      f"({', '.join(stale[:3])}{' ...' if len(stale) > 3 else ''}): restore the "
+                      "maps with `python tools/imports.py`, or recompute them with `make repro`",
+                      file=sys.stderr)
+                return 2
+            plan = [stage for stage in plan if not is_map_stage(stage)]
         count = len(set(plan) - frozen_stages(files))
         times, up_to_date, skips, status = run_side_by_side(plan, needs, "--force" in args,
                                                            options.stages, count)

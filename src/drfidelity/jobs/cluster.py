@@ -65,7 +65,10 @@ def run_on_cluster(address: str, jobs: Sequence[Any], run_job: Callable,
             f"no Dask scheduler answered at {address} ({SCHEDULER_VARIABLE}) within "
             f"{timeout_s:.0f} s: {error}") from None
     with client:
-        shared = {config: client.scatter(arrays, broadcast=True)
+        # one array at a time: a scattered dict's keys ("X") name the data on the cluster,
+        # so every input would be the last one scattered; an array is named by its content
+        shared = {config: {key: client.scatter(array, broadcast=True)
+                           for key, array in arrays.items()}
                   for config, arrays in inputs.items()}
         futures = {client.submit(in_job_process, run_job, job, shared[job.config], None,
                                  list(modules), pure=False): job for job in jobs}

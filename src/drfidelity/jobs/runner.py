@@ -16,7 +16,6 @@ import importlib
 import os
 import threading
 import time
-import warnings
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +25,7 @@ import numpy as np
 
 from drfidelity.core import runtime
 from drfidelity.core.registry import METHODS
-from drfidelity.methods.base import (EmbedContext, SkipMethod, embed_extend, injection_key,
-                                     run_method)
+from drfidelity.methods.base import EmbedContext, Outcome, injection_key, run_job
 from drfidelity.methods.external import cache_path
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 from drfidelity.jobs.fresh import in_fresh_process, preload
@@ -46,39 +44,6 @@ class Input:
 
     paths: dict[str, str]
     context: EmbedContext | None = None
-
-
-#: what a job returns: (job, map or (fit map, added map), injected file, skip reason, seconds,
-#: the warnings it raised as "Category at file:line: message")
-Outcome = tuple[Job, object, Path | None, str | None, float, tuple[str, ...]]
-
-
-def run_job(job: Job, arrays: dict[str, np.ndarray], context: EmbedContext | None) -> Outcome:
-    """Run one job; refuses to run without the exact numerics every map is made with. The
-    warnings its libraries raise are returned with it, not printed, so that the log shows each
-    once with the job it came from."""
-    runtime.require_exact(job.describe())
-    start = time.perf_counter()
-    method = METHODS[job.method]
-    with warnings.catch_warnings(record=True) as caught:
-        try:
-            if job.extend:
-                Y = embed_extend(method, arrays["X_fit"], arrays["X_add"], job.seed, context,
-                                 **job.kwargs)
-                injected = None
-            else:
-                Y, injected = run_method(method, arrays["X"], job.seed, context, **job.kwargs)
-            skip = None
-        except SkipMethod as reason:
-            Y, injected, skip = None, None, str(reason)
-    raised = tuple(sorted({f"{w.category.__name__} at {_origin(w.filename)}:{w.lineno}: "
-                           + " ".join(str(w.message).split()) for w in caught}))
-    return job, Y, injected, skip, time.perf_counter() - start, raised
-
-
-def _origin(filename: str) -> str:
-    """A warning's file, from its package down (``sklearn/manifold/_spectral_embedding.py``)."""
-    return filename.replace(os.sep, "/").rsplit("site-packages/", 1)[-1]
 
 
 def runs_here(job: Job, context: EmbedContext | None) -> bool:

@@ -9,15 +9,19 @@ Wrappers built on torch seed torch themselves (:mod:`drfidelity.methods.torch_se
 
 from __future__ import annotations
 
+import os
+import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
+from drfidelity.core import runtime
+from drfidelity.core.registry import METHODS, Method
 from drfidelity.core.validation import check_map, check_matrix
-
-from drfidelity.core.registry import Method
+from drfidelity.jobs.job import Job
 
 
 class SkipMethod(Exception):
@@ -118,3 +122,40 @@ def embed_extend(method: Method, X_fit: np.ndarray, X_add: np.ndarray, seed: int
 
 def _check_embedding(method: Method, Y: np.ndarray, n: int, seed: int) -> np.ndarray:
     return check_map(f"the map of {method.name} (seed {seed})", Y, n)
+
+
+#: what a job returns: (job, map or (fit map, added map), injected file, skip reason, seconds,
+#: the warnings it raised as "Category at file:line: message")
+Outcome = tuple[Job, object, Path | None, str | None, float, tuple[str, ...]]
+
+
+def run_job(job: Job, arrays: dict[str, np.ndarray], context: EmbedContext | None) -> Outcome:
+    """Run one job; refuses to run without the exact numerics every map is made with. The
+    warnings its libraries raise are returned with it, not printed, so that the log shows each
+    once with the job it came from.
+
+    This is all of a job that decides its map's bytes; where and when it runs (the process
+    pool, the forkserver, a Dask worker: :mod:`drfidelity.jobs`) is left to the executor,
+    which is therefore no dependency of any stage."""
+    runtime.require_exact(job.describe())
+    start = time.perf_counter()
+    method = METHODS[job.method]
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            if job.extend:
+                Y = embed_extend(method, arrays["X_fit"], arrays["X_add"], job.seed, context,
+                                 **job.kwargs)
+                injected = None
+            else:
+                Y, injected = run_method(method, arrays["X"], job.seed, context, **job.kwargs)
+            skip = None
+        except SkipMethod as reason:
+            Y, injected, skip = None, None, str(reason)
+    raised = tuple(sorted({f"{w.category.__name__} at {_origin(w.filename)}:{w.lineno}: "
+                           + " ".join(str(w.message).split()) for w in caught}))
+    return job, Y, injected, skip, time.perf_counter() - start, raised
+
+
+def _origin(filename: str) -> str:
+    """A warning's file, from its package down (``sklearn/manifold/_spectral_embedding.py``)."""
+    return filename.replace(os.sep, "/").rsplit("site-packages/", 1)[-1]

@@ -1,4 +1,4 @@
-"""Stage ``supplement_embed``: a study's inputs and maps -> ``data/{study}/`` and
+"""Stage ``supplement_embed``: a study's maps of its inputs in ``data/{study}/`` ->
 ``embeddings/{study}/`` (:func:`drfidelity.supplements.embedding.embed_study`)."""
 
 from __future__ import annotations

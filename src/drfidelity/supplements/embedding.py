@@ -1,5 +1,5 @@
-"""A study's inputs and maps -> ``data/{study}/`` and ``embeddings/{study}/`` (``{config}/``
-below them for a study of several inputs).
+"""A study's maps of its inputs in ``data/{study}/`` (:mod:`.inputs`) -> ``embeddings/{study}/``
+(``{config}/`` below them for a study of several inputs).
 
 Every (input, method, seed) job runs in the pool of :mod:`drfidelity.jobs.runner`, all
 inputs of the study at once, so two workers stay busy across the values of a sweep. Each
@@ -9,36 +9,39 @@ skipped (with the reason).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
-from drfidelity.datasets import inputs as data_inputs
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.base import EmbedContext
 from drfidelity.studies import study
-from drfidelity.studies.spec import input_meta, join, map_names
+from drfidelity.studies.spec import join, map_names
+
+
+def _input_meta(root: Path, name: str, key: str) -> dict:
+    path = study_data_dir(root, name) / key / "meta.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run the supplement_inputs stage of "
+                                f"{name} first")
+    return json.loads(path.read_text())
 
 
 def embed_study(params: Params, name: str, root: Path, jobs: int | None = None) -> None:
-    """Study ``name``'s inputs and maps -> ``data/{name}/`` and ``embeddings/{name}/``."""
+    """Study ``name``'s maps of its inputs in ``data/{name}/`` -> ``embeddings/{name}/``."""
     spec = study(name)
     for note in spec.study_notes(params):
         print(f"[supplement_embed {name}] {note}", flush=True)
     configs = spec.configs(params)
-    built = {c.key: c.build(data_inputs) for c in configs}
-    data = {join(key, array): value
-            for key, arrays in built.items() for array, value in arrays.items()}
-    metas = {key: input_meta(arrays) for key, arrays in built.items()}
-    write_array_dir(study_data_dir(root, name), data,
-                    {join(key, "meta.json"): dumps_json(meta) for key, meta in metas.items()})
+    metas = {c.key: _input_meta(root, name, c.key) for c in configs}
 
     inputs, todo = {}, []
     for config in configs:
         folder = study_data_dir(root, name) / config.key
-        keys = ("X",) if "X" in built[config.key] else ("X_fit", "X_add")
+        keys = ("X",) if "X" in metas[config.key]["arrays"] else ("X_fit", "X_add")
         context = (EmbedContext(root=root, dataset=config.context[0], tag=config.context[1])
                    if config.context else None)
         inputs[config.key] = Input({k: str(folder / f"{k}.npy") for k in keys}, context)

@@ -1,0 +1,15 @@
+"""Stage ``supplement_inputs``: a study's inputs -> ``data/{study}/``
+(:func:`drfidelity.supplements.inputs.write_study_inputs`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drfidelity.core.params import Params
+from drfidelity.supplements.inputs import write_study_inputs
+
+TARGET = "study"  # what the stage runs on (see drfidelity.pipeline)
+
+
+def run(params: Params, study: str, root: Path) -> None:
+    write_study_inputs(params, study, root)
