@@ -74,7 +74,8 @@ verify() {
     exec python tools/verify.py "$@"
 }
 
-# tools/imports.py prints one line; on a miss, say how to restore them without network.
+# tools/imports.py prints a line on the imports (and, when they are all there, one on the maps
+# restored from the map store); on a miss, say how to restore them without network.
 restore_imports() {
     seed_cache
     python tools/imports.py && return 0
