@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import urllib.parse
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from drfidelity.core.params import ParamsError, parse_params
+from pipeline_helpers import REPO
 from test_params import DELETE, with_change
 
 
@@ -82,6 +84,19 @@ def test_supplement_stage_without_its_section_is_one_line(tmp_path):
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "no supplements.addplot section" in lines[0], done.stderr
+
+
+def test_study_maps_without_their_inputs_is_one_line(tmp_path):
+    """The inputs are a stage of their own (so stored maps outlive regenerating them): the map
+    stage names the one to run first."""
+    shutil.copy(REPO / "params.yaml", tmp_path / "params.yaml")
+    done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "supplement_embed",
+                           "addplot"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "drfidelity stage supplement_embed: error: data/addplot/meta.json is missing: run the "
+        "supplement_inputs stage of addplot first"]
+    assert not (tmp_path / "embeddings").exists()
 
 
 def test_a_data_n_too_large_to_score_is_refused_before_generating(tmp_path, monkeypatch):
