@@ -39,8 +39,9 @@ def lock_outputs(folder: Path) -> dict[str, dict]:
 
 def test_the_store_is_the_default_remote_and_inside_the_repository():
     remote = subprocess.run(["dvc", "remote", "list"], cwd=REPO, capture_output=True,
-                            text=True, check=True).stdout.split()
-    assert remote[:2] == ["store", "../store"]
+                            text=True, check=True).stdout.splitlines()
+    assert [line.split()[:2] for line in remote] == [["store", str(STORE)]]
+    assert "url = ../store" in (REPO / ".dvc" / "config").read_text()  # relative: any clone
     assert subprocess.run(["dvc", "config", "core.remote"], cwd=REPO, capture_output=True,
                           text=True).stdout.strip() == "store"
 

@@ -35,9 +35,12 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_no_dvc_remote_and_no_placeholder_host():
-    """Imports never read a project remote; the old placeholder host is gone everywhere."""
-    assert "remote" not in (REPO / ".dvc" / "config").read_text()
+def test_no_remote_host_and_no_placeholder_host():
+    """Imports never read a project remote; the only remote is the map store, a folder of this
+    repository (tests/test_map_store.py); the old placeholder host is gone everywhere."""
+    listed = subprocess.run(["dvc", "remote", "list"], cwd=REPO, capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    assert [line.split()[:2] for line in listed] == [["store", str(REPO / "store")]]
     found = subprocess.run(["git", "grep", "-n", "-I", r"drfidelity\.example", "--", ".",
                             ":(exclude)tests"], cwd=REPO, capture_output=True, text=True)
     assert found.stdout == "", found.stdout
