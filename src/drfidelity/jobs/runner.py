@@ -29,6 +29,7 @@ from drfidelity.methods.base import EmbedContext, Outcome, injection_key, run_jo
 from drfidelity.methods.external import cache_path
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 from drfidelity.jobs.fresh import in_fresh_process, preload
+from drfidelity.jobs.memory import MemoryGate, available_bytes, expected_peak
 from drfidelity.jobs.job import Job
 
 
@@ -97,11 +98,34 @@ def _run_in_this_process(job: Job) -> Outcome:
     return run_job(job, _load(source), source.context)
 
 
-def _run_fresh(job: Job, inputs: dict[str, Input], progress: "Progress") -> Outcome:
-    """The job in a fresh process that loads its input only and ends with this one."""
-    progress.started(job)
-    return in_fresh_process(_run_in_this_process, job, initializer=_init_worker,
-                            initargs=({job.config: inputs[job.config]}, os.getpid()))
+def _rows(path: str) -> int:
+    """The rows of a ``.npy`` file, from its header alone; 0 where that cannot be read (the
+    job then fails on loading it, with its own error naming the job)."""
+    try:
+        with open(path, "rb") as file:
+            major, _ = np.lib.format.read_magic(file)
+            header = (np.lib.format.read_array_header_1_0 if major == 1
+                      else np.lib.format.read_array_header_2_0)
+            shape = header(file)[0]
+    except (OSError, ValueError):
+        return 0
+    return int(shape[0]) if shape else 0
+
+
+def _points(source: Input) -> int:
+    """How many points a job on ``source`` embeds (its fitted and added rows)."""
+    return sum(_rows(path) for key, path in source.paths.items()
+               if key in ("X", "X_fit", "X_add"))
+
+
+def _run_fresh(job: Job, inputs: dict[str, Input], progress: "Progress", gate: MemoryGate,
+               need: int) -> Outcome:
+    """The job in a fresh process that loads its input only and ends with this one, started
+    once its expected peak memory fits (:mod:`.memory`)."""
+    with gate.admitted(need):
+        progress.started(job)
+        return in_fresh_process(_run_in_this_process, job, initializer=_init_worker,
+                                initargs=({job.config: inputs[job.config]}, os.getpid()))
 
 
 def preloaded(jobs: list[Job]) -> list[str]:
@@ -177,8 +201,10 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
             collect: Callable[..., None], progress: Progress) -> list[str]:
     """Run the jobs, each in a fresh process, ``workers`` at a time and the costliest first
     (those that need no file of this checkout go to the Dask cluster of
-    ``DRFIDELITY_SCHEDULER`` when it is set), and hand every outcome to ``collect(*outcome)``;
-    return one message per failed job instead of stopping early."""
+    ``DRFIDELITY_SCHEDULER`` when it is set), each local one once its expected peak memory fits
+    beside the running ones (:mod:`.memory`), and hand every outcome to ``collect(*outcome)``;
+    return one message per failed job instead of stopping early. A job that could not fit
+    even alone is refused (:class:`~.memory.TooLargeForMachine`) before any job starts."""
     failures = []
 
     def outcome(job: Job, result) -> None:
@@ -193,10 +219,16 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
     remote = [job for job in todo if address and not runs_here(job, inputs[job.config].context)]
     local = sorted((job for job in todo if job not in remote),
                    key=lambda job: -METHODS[job.method].seconds)
+    points = {config: _points(inputs[config]) for config in {job.config for job in local}}
+    needs = {job: expected_peak(job.method, points[job.config]) for job in local}
+    gate = MemoryGate(available_bytes())
+    gate.refuse_any_too_large({f"{job.describe()} (N = {points[job.config]})": need
+                               for job, need in needs.items()})
     progress.begin()
     preload(preloaded(local))
     with ThreadPoolExecutor(max(1, min(workers, len(local)))) as threads:
-        pending = {threads.submit(_run_fresh, job, inputs, progress): job for job in local}
+        pending = {threads.submit(_run_fresh, job, inputs, progress, gate, needs[job]): job
+                   for job in local}
         if remote:
             configs = sorted({job.config for job in remote})
             run_on_cluster(address, remote, run_job, {c: _load(inputs[c]) for c in configs},

@@ -1,0 +1,72 @@
+"""Memory admission (src/drfidelity/jobs/memory.py): jobs start only while their expected peaks
+fit the memory available, and a job that could not fit alone is refused before any starts."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from drfidelity.jobs import memory, runner
+from drfidelity.jobs.job import Job
+from drfidelity.jobs.memory import GIB, MIB, MemoryGate, TooLargeForMachine, expected_peak
+
+
+def test_the_expected_peak_follows_the_measured_sizes():
+    """At a measured size, the measurement; between two, log-log interpolation (so monotone);
+    past the largest, growth as N squared; a method with no measurement, the default."""
+    assert expected_peak("PyMDE", 1000) == 2443 * MIB
+    assert expected_peak("PyMDE", 4000) == 23654 * MIB
+    assert 2443 * MIB < expected_peak("PyMDE", 1500) < expected_peak("PyMDE", 1600) < 11646 * MIB
+    assert expected_peak("PyMDE", 8000) == 4 * 23654 * MIB
+    assert expected_peak("PyMDE", 300) == 2443 * MIB  # small inputs: the smallest measured
+    assert expected_peak("UMAP", 20000) == memory.OTHER_MIB * MIB
+
+
+def test_meminfo_is_read():
+    available = memory.available_bytes()
+    assert available is None or 0 < available < 2**50
+
+
+def test_a_job_waits_until_its_peak_fits_beside_the_running_ones():
+    gate = MemoryGate(10 * GIB)
+    started = threading.Event()
+
+    def second() -> None:
+        with gate.admitted(6 * GIB):
+            started.set()
+
+    with gate.admitted(6 * GIB):
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        assert not started.wait(0.5), "6 + 6 GiB of a 10 GiB budget ran side by side"
+        with gate.admitted(3 * GIB):  # 6 + 3 fits: admitted at once
+            assert gate.reserved == 9 * GIB
+    assert started.wait(10)
+    waiting.join()
+    assert gate.reserved == 0
+
+
+def test_no_budget_admits_everything():
+    gate = MemoryGate(None)
+    with gate.admitted(10**15), gate.admitted(10**15):
+        assert gate.reserved == 2 * 10**15
+    gate.refuse_any_too_large({"x": 10**15})
+
+
+def test_a_job_too_large_for_the_machine_is_refused_before_any_starts(tmp_path, monkeypatch):
+    """The walk's PyMDE on a machine with 8 GiB available: one line naming the job, its size
+    and both amounts; no job process is started."""
+    np.save(tmp_path / "X.npy", np.zeros((4000, 3)))
+    monkeypatch.setattr(runner, "available_bytes", lambda: 8 * GIB)
+    monkeypatch.setattr(runner, "in_fresh_process",
+                        lambda *a, **k: pytest.fail("a job was started"))
+    jobs = [Job.of("PCA", 0), Job.of("PyMDE", 0)]
+    with pytest.raises(TooLargeForMachine) as refused:
+        runner.run_all("walk", jobs, {"": runner.Input({"X": str(tmp_path / "X.npy")})}, 2,
+                       tmp_path)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith("PyMDE seed 0 (N = 4000) is expected to need 23.1 GiB")
+    assert "more than the 8.0 GiB this machine has available: nothing was started" in message
