@@ -1,5 +1,6 @@
 """Memory admission (src/drfidelity/jobs/memory.py): jobs start only while their expected peaks
-fit the memory available, and a job that could not fit alone is refused before any starts."""
+fit the memory available, or alone, and a job larger than the machine is refused before any
+starts."""
 
 from __future__ import annotations
 
@@ -25,12 +26,12 @@ def test_the_expected_peak_follows_the_measured_sizes():
 
 
 def test_meminfo_is_read():
-    available = memory.available_bytes()
-    assert available is None or 0 < available < 2**50
+    total, available = memory.meminfo("MemTotal"), memory.meminfo("MemAvailable")
+    assert total is None or 0 < available <= total < 2**50
 
 
 def test_a_job_waits_until_its_peak_fits_beside_the_running_ones():
-    gate = MemoryGate(10 * GIB)
+    gate = MemoryGate(10 * GIB, 24 * GIB)
     started = threading.Event()
 
     def second() -> None:
@@ -48,18 +49,37 @@ def test_a_job_waits_until_its_peak_fits_beside_the_running_ones():
     assert gate.reserved == 0
 
 
+def test_a_job_larger_than_the_budget_runs_alone():
+    """What was available at the start is not all the machine has: such a job waits for the
+    others, then runs with nothing beside it."""
+    gate = MemoryGate(10 * GIB, 24 * GIB)
+    gate.refuse_any_too_large({"walk": 12 * GIB})
+    started = threading.Event()
+
+    def small() -> None:
+        with gate.admitted(1 * GIB):
+            started.set()
+
+    with gate.admitted(12 * GIB):
+        waiting = threading.Thread(target=small)
+        waiting.start()
+        assert not started.wait(0.5)
+    assert started.wait(10)
+    waiting.join()
+
+
 def test_no_budget_admits_everything():
-    gate = MemoryGate(None)
+    gate = MemoryGate(None, None)
     with gate.admitted(10**15), gate.admitted(10**15):
         assert gate.reserved == 2 * 10**15
     gate.refuse_any_too_large({"x": 10**15})
 
 
 def test_a_job_too_large_for_the_machine_is_refused_before_any_starts(tmp_path, monkeypatch):
-    """The walk's PyMDE on a machine with 8 GiB available: one line naming the job, its size
-    and both amounts; no job process is started."""
+    """The walk's PyMDE on a machine of 8 GiB: one line naming the job, its size and both
+    amounts; no job process is started."""
     np.save(tmp_path / "X.npy", np.zeros((4000, 3)))
-    monkeypatch.setattr(runner, "available_bytes", lambda: 8 * GIB)
+    monkeypatch.setattr(runner, "meminfo", lambda field: 8 * GIB)
     monkeypatch.setattr(runner, "in_fresh_process",
                         lambda *a, **k: pytest.fail("a job was started"))
     jobs = [Job.of("PCA", 0), Job.of("PyMDE", 0)]
@@ -69,4 +89,4 @@ def test_a_job_too_large_for_the_machine_is_refused_before_any_starts(tmp_path, 
     message = str(refused.value)
     assert "\n" not in message
     assert message.startswith("PyMDE seed 0 (N = 4000) is expected to need 23.1 GiB")
-    assert "more than the 8.0 GiB this machine has available: nothing was started" in message
+    assert "more than the 8.0 GiB of memory this machine has: nothing was started" in message

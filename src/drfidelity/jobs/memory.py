@@ -3,9 +3,11 @@
 Each job runs in a process of its own, so a stage's memory is the sum of its running jobs'.
 PyMDE's grows fast with N: on the 4000-point walk one job takes nearly all of a 24 GiB machine,
 so a second job beside it would have the kernel kill one of them hours into the run. So the
-runner reserves each running job's expected peak, starts the next one only while the sum fits
-what was available when the run began, and refuses, before anything runs, a job that could not
-fit even alone. Where and when a job runs never changes its map, so none of this is a stage
+runner reserves each running job's expected peak and starts the next one only while the sum
+fits what was available when the run began, or once nothing else runs; before anything runs, it
+refuses a job whose peak exceeds the machine's memory. The peaks are measured resident sizes,
+which count the libraries' pages a job shares with the process it was forked from, so they
+err on the safe side. Where and when a job runs never changes its map, so none of this is a stage
 dependency.
 """
 
@@ -52,13 +54,13 @@ def expected_peak(method: str, n: int) -> int:
     return int(m_last * (n / n_last) ** 2 * MIB)
 
 
-def available_bytes() -> int | None:
-    """``MemAvailable`` of /proc/meminfo (what can be used without swapping), or None where
-    there is no such file: the runner then admits every job."""
+def meminfo(field: str) -> int | None:
+    """Bytes of ``field`` in /proc/meminfo (``MemTotal``, ``MemAvailable``: what can be used
+    without swapping), or None where there is none: the runner then admits every job."""
     try:
         with open("/proc/meminfo", encoding="ascii") as info:
             for line in info:
-                if line.startswith("MemAvailable:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) * 1024
     except OSError:
         return None
@@ -66,24 +68,26 @@ def available_bytes() -> int | None:
 
 
 class MemoryGate:
-    """Admits jobs while the sum of their expected peaks fits ``budget`` bytes (None: all)."""
+    """Admits jobs while the sum of their expected peaks fits ``budget`` bytes (what was
+    available when the run began), one alone whatever its need, and refuses up front a job
+    whose need exceeds ``limit`` (the machine's memory). None: no bound."""
 
-    def __init__(self, budget: int | None):
-        self.budget = budget
+    def __init__(self, budget: int | None, limit: int | None):
+        self.budget, self.limit = budget, limit
         self.reserved = 0
         self._changed = threading.Condition()
 
     def refuse_any_too_large(self, needs: dict[str, int]) -> None:
         """Raise :class:`TooLargeForMachine`, in one line, for the largest of ``needs``
-        (description -> bytes) that does not fit the budget alone."""
-        if self.budget is None or not needs:
+        (description -> bytes) when it exceeds the machine's memory."""
+        if self.limit is None or not needs:
             return
         what, need = max(needs.items(), key=lambda item: item[1])
-        if need > self.budget:
+        if need > self.limit:
             raise TooLargeForMachine(
                 f"{what} is expected to need {need / GIB:.1f} GiB (its measured peak at this "
-                f"size), more than the {self.budget / GIB:.1f} GiB this machine has available: "
-                "nothing was started; run it on a machine with more memory, or free some")
+                f"size), more than the {self.limit / GIB:.1f} GiB of memory this machine has: "
+                "nothing was started; run it on a machine with more memory")
 
     @contextlib.contextmanager
     def admitted(self, need: int) -> Iterator[None]:

@@ -29,7 +29,7 @@ from drfidelity.methods.base import EmbedContext, Outcome, injection_key, run_jo
 from drfidelity.methods.external import cache_path
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 from drfidelity.jobs.fresh import in_fresh_process, preload
-from drfidelity.jobs.memory import MemoryGate, available_bytes, expected_peak
+from drfidelity.jobs.memory import MemoryGate, expected_peak, meminfo
 from drfidelity.jobs.job import Job
 
 
@@ -203,8 +203,8 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
     (those that need no file of this checkout go to the Dask cluster of
     ``DRFIDELITY_SCHEDULER`` when it is set), each local one once its expected peak memory fits
     beside the running ones (:mod:`.memory`), and hand every outcome to ``collect(*outcome)``;
-    return one message per failed job instead of stopping early. A job that could not fit
-    even alone is refused (:class:`~.memory.TooLargeForMachine`) before any job starts."""
+    return one message per failed job instead of stopping early. A job whose peak exceeds the
+    machine's memory is refused (:class:`~.memory.TooLargeForMachine`) before any job starts."""
     failures = []
 
     def outcome(job: Job, result) -> None:
@@ -221,7 +221,7 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
                    key=lambda job: -METHODS[job.method].seconds)
     points = {config: _points(inputs[config]) for config in {job.config for job in local}}
     needs = {job: expected_peak(job.method, points[job.config]) for job in local}
-    gate = MemoryGate(available_bytes())
+    gate = MemoryGate(budget=meminfo("MemAvailable"), limit=meminfo("MemTotal"))
     gate.refuse_any_too_large({f"{job.describe()} (N = {points[job.config]})": need
                                for job, need in needs.items()})
     progress.begin()
