@@ -30,17 +30,23 @@ def test_meminfo_is_read():
     assert total is None or 0 < available <= total < 2**50
 
 
-def test_a_job_waits_until_its_peak_fits_beside_the_running_ones():
-    gate = MemoryGate(10 * GIB, 24 * GIB)
+def admit_in_thread(gate: MemoryGate, need: int) -> tuple[threading.Event, threading.Thread]:
+    """A thread asking ``gate`` for ``need`` bytes; its event is set once it is admitted."""
     started = threading.Event()
 
-    def second() -> None:
-        with gate.admitted(6 * GIB):
+    def ask() -> None:
+        with gate.admitted(need):
             started.set()
 
+    thread = threading.Thread(target=ask)
+    thread.start()
+    return started, thread
+
+
+def test_a_job_waits_until_its_peak_fits_beside_the_running_ones():
+    gate = MemoryGate(10 * GIB, 24 * GIB)
     with gate.admitted(6 * GIB):
-        waiting = threading.Thread(target=second)
-        waiting.start()
+        started, waiting = admit_in_thread(gate, 6 * GIB)
         assert not started.wait(0.5), "6 + 6 GiB of a 10 GiB budget ran side by side"
         with gate.admitted(3 * GIB):  # 6 + 3 fits: admitted at once
             assert gate.reserved == 9 * GIB
@@ -54,15 +60,8 @@ def test_a_job_larger_than_the_budget_runs_alone():
     others, then runs with nothing beside it."""
     gate = MemoryGate(10 * GIB, 24 * GIB)
     gate.refuse_any_too_large({"walk": 12 * GIB})
-    started = threading.Event()
-
-    def small() -> None:
-        with gate.admitted(1 * GIB):
-            started.set()
-
     with gate.admitted(12 * GIB):
-        waiting = threading.Thread(target=small)
-        waiting.start()
+        started, waiting = admit_in_thread(gate, 1 * GIB)
         assert not started.wait(0.5)
     assert started.wait(10)
     waiting.join()
