@@ -52,10 +52,10 @@ NODE = re.compile(r'^"(?P<stage>[^"]+)";$')
 #: stages side by side it comes once per stage, so it is kept for the end of the run
 ADVICE = re.compile(r"^(To track the changes with git|\tgit add |To enable auto staging"
                     r"|\tdvc config core.autostage|Use `dvc push`)")
-#: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
-#: progress fields of a job line)
 #: the stages that make maps (what the map store holds)
 MAP_STAGES = ("embed", "supplement_embed")
+#: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
+#: progress fields of a job line)
 SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "
                      r"(?P<why>.+?)(?: \| elapsed .*)?$")
 
