@@ -1,11 +1,11 @@
-"""Wall time of the embed stage with one versus several parallel jobs.
+"""Wall time of a dataset's embed stages with one versus several parallel jobs.
 
 Usage: python benchmarks/bench_embed_stage.py [--dataset clusters] [--jobs 1 2]
        [--params params.yaml]
 
-Runs the generate stage once and the embed stage once per job count in a temporary directory,
-with every method and seed of the parameter file, and checks that the embeddings are
-byte-identical whatever the job count.
+Runs the generate stage once and the dataset's embed stages (one per method of the parameter
+file, every seed) once per job count in a temporary directory, and checks that the embeddings
+are byte-identical whatever the job count.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ def main() -> None:
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml")
     args = parser.parse_args()
     runtime.configure("exact")
-    from drfidelity.pipeline import embed, generate, layout
+    from drfidelity.core import layout
     from drfidelity.core.params import load_params
+    from drfidelity.pipeline import embed, generate
 
     params = load_params(args.params)
     with tempfile.TemporaryDirectory() as tmp:
@@ -49,11 +50,13 @@ def main() -> None:
         digests = {}
         for jobs in args.jobs:
             start = time.perf_counter()
-            embed.run(params, args.dataset, root, jobs=jobs)
+            for name in params.methods:
+                embed.run(params, f"{args.dataset}/{name}", root, jobs=jobs)
             seconds = time.perf_counter() - start
             digests[jobs] = digest(layout.embeddings_dir(root, args.dataset))
-            print(f"embed {args.dataset}: {len(embed.plan(params))} jobs, --jobs {jobs}: "
-                  f"{seconds:.1f} s wall")
+            count = sum(len(embed.plan(params, name)) for name in params.methods)
+            print(f"embed {args.dataset}: {count} jobs in {len(params.methods)} stages, "
+                  f"--jobs {jobs}: {seconds:.1f} s wall")
         same = len(set(digests.values())) == 1
         print("embeddings identical across job counts:", same)
 

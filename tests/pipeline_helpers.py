@@ -27,9 +27,10 @@ def env() -> dict[str, str]:
 
 
 #: what a pipeline run needs beside src/: its definition, knobs, the toorPIA manifest, the
-#: symlinked view of external_embeddings/ that the embed stage depends on, and what git ignores.
+#: symlinked view of external_embeddings/ that the embed stage depends on, the map stages' links
+#: to their methods' modules, and what git ignores.
 PIPELINE_FILES = ["dvc.yaml", "studies.yaml", "params.yaml", "external_embeddings.manifest.json",
-                  "external_maps", "reference/published", ".gitignore",
+                  "external_maps", "method_code", "reference/published", ".gitignore",
                   # the later release's configuration (its ranking rule) and the links the
                   # release_diff stage reads its imports by
                   "releases/v1.4.0/params.yaml", "releases/v1.4.0/external_maps",
@@ -37,6 +38,18 @@ PIPELINE_FILES = ["dvc.yaml", "studies.yaml", "params.yaml", "external_embedding
                   # the frozen scale stage's knobs and committed record (the report reads it)
                   "scale.yaml", "results/scale_runs.csv", "results/scale_exponents.csv",
                   "results/scale_machine.json"]
+
+
+def copy_from_checkout(root: Path, names: list[str]) -> None:
+    """Copy ``names`` (files, links or folders) of the checkout into ``root``; links stay
+    links."""
+    for name in names:
+        source, target = REPO / name, root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir() and not source.is_symlink():
+            shutil.copytree(source, target, symlinks=True)
+        else:
+            shutil.copy(source, target, follow_symlinks=False)
 
 
 def import_pointers(root: Path = REPO) -> list[str]:
@@ -51,9 +64,7 @@ def workspace(tmp: Path, **changes) -> Path:
     of tools/profiles.py (unless ``changes`` sets ``supplements``), in a fresh git + DVC
     repository."""
     tmp.mkdir(parents=True, exist_ok=True)
-    for name in PIPELINE_FILES + import_pointers():
-        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / name, tmp / name, follow_symlinks=False)
+    copy_from_checkout(tmp, PIPELINE_FILES + import_pointers())
     shutil.copytree(REPO / "src", tmp / "src", ignore=shutil.ignore_patterns("__pycache__"))
     set_params(tmp, **changes)
     if "supplements" not in changes:
@@ -102,6 +113,15 @@ def stage_here(root: Path, name: str, target: str | None = None, *,
     with contextlib.chdir(root):
         pipeline.run_stage(load_params(Path("params.yaml")), name, target, root=Path("."),
                            jobs=jobs)
+
+
+def build_dataset(root: Path, dataset: str, run_stage=stage) -> None:
+    """generate, embed (each method of ``root``'s params.yaml) and score ``dataset``."""
+    methods = yaml.safe_load((root / "params.yaml").read_text())["methods"]
+    run_stage(root, "generate", dataset)
+    for method in methods:
+        run_stage(root, "embed", f"{dataset}/{method}")
+    run_stage(root, "score", dataset)
 
 
 #: the profile of the end-to-end tests' shared run (:func:`build_small_run`): two datasets

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline_helpers import REPO, stage, workspace
+from pipeline_helpers import REPO, build_dataset, stage, workspace
 
 DATASETS = ("density", "clusters", "transition", "outliers", "populations")
 SMALL = dict(data__n=150, data__d=30, datasets=list(DATASETS),
@@ -24,9 +24,8 @@ def build_report_workspace(tmp: Path) -> Path:
     root = workspace(tmp, **SMALL)
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("TOORPIA_API_KEY", raising=False)
-        for name in ("generate", "embed", "score"):
-            for dataset in DATASETS:
-                stage(root, name, dataset)
+        for dataset in DATASETS:
+            build_dataset(root, dataset)
         stage(root, "aggregate")
         for dataset in DATASETS:
             stage(root, "figures", dataset)

@@ -17,6 +17,7 @@ import time
 from contextlib import contextmanager, suppress
 
 import pytest
+import yaml
 
 from drfidelity.core import runtime
 from pipeline_helpers import copy_run, env, stage, tree_digest, workspace
@@ -57,10 +58,23 @@ def cluster(worker_command, worker_env, n_workers: int = 2):
             os.killpg(workers.pid, signal.SIGKILL)
 
 
-def embed_with(root, address: str | None) -> subprocess.CompletedProcess:
+def map_stages(root, stage_name: str, target: str, address: str | None,
+               methods: list[str] | None = None) -> subprocess.CompletedProcess:
+    """The map stages of ``target`` (a dataset or study), one per method (default: those of
+    params.yaml), as one result: the worst exit code and the joined output."""
     extra = {"DRFIDELITY_SCHEDULER": address} if address else {}
-    return subprocess.run(["drfidelity", "stage", "embed", DATASET], cwd=root,
-                          env={**env(), **extra}, capture_output=True, text=True, timeout=900)
+    methods = methods or yaml.safe_load((root / "params.yaml").read_text())["methods"]
+    results = [subprocess.run(["drfidelity", "stage", stage_name, f"{target}/{method}"],
+                              cwd=root, env={**env(), **extra}, capture_output=True, text=True,
+                              timeout=900) for method in methods]
+    return subprocess.CompletedProcess(
+        [stage_name, target], max(r.returncode for r in results),
+        "".join(r.stdout for r in results), "".join(r.stderr for r in results))
+
+
+def embed_with(root, address: str | None, methods: list[str] | None = None
+               ) -> subprocess.CompletedProcess:
+    return map_stages(root, "embed", DATASET, address, methods)
 
 
 def on_cluster(root) -> subprocess.CompletedProcess:
@@ -84,7 +98,8 @@ def test_cluster_maps_are_byte_identical_to_local_ones(small, small_run):
     assert remote.returncode == 0, remote.stderr
     expected = tree_digest(small_run, f"embeddings/{DATASET}")
     assert tree_digest(small, f"embeddings/{DATASET}") == expected
-    assert len(expected) == 1 + 1 + 1 + 2 + 1   # status.json, PCA, Isomap, t-SNE, DREAMS
+    # each method's status.json and maps: PCA, Isomap, t-SNE (two seeds), DREAMS, toorPIA (none)
+    assert len(expected) == 2 + 2 + 3 + 2 + 1
     assert "toorPIA seed 0 skipped: no map at" in remote.stdout   # cache-first: ran here
 
 
@@ -112,12 +127,10 @@ def test_cluster_maps_of_a_stage_with_several_inputs_are_the_local_ones(small_ru
     shutil.rmtree(root / "embeddings" / study)
     with cluster(lambda address: ["drfidelity", "worker", address, "--nworkers", "2"],
                  env()) as address:
-        remote = subprocess.run(["drfidelity", "stage", "supplement_embed", study], cwd=root,
-                                env={**env(), "DRFIDELITY_SCHEDULER": address},
-                                capture_output=True, text=True, timeout=900)
+        remote = map_stages(root, "supplement_embed", study, address)
     assert remote.returncode == 0, remote.stderr
     expected = tree_digest(small_run, f"embeddings/{study}")
-    assert len({path.split("/")[2] for path in expected}) > 1   # several inputs
+    assert len({path.split("/")[3] for path in expected}) > 1   # several inputs
     assert tree_digest(root, f"embeddings/{study}") == expected
 
 
@@ -126,17 +139,17 @@ def test_worker_without_exact_numerics_is_refused(small):
     with cluster(lambda address: [sys.executable, "-m", "distributed.cli.dask_worker",
                                   address, "--nthreads", "1", "--no-dashboard"],
                  plain, n_workers=1) as address:
-        refused = embed_with(small, address)
+        refused = embed_with(small, address, ["PCA"])
     assert refused.returncode == 2
     assert "does not run exact numerics (start cluster workers with `drfidelity worker`)" \
         in refused.stderr
     assert "Traceback" not in refused.stderr
-    assert not (small / "embeddings" / DATASET).exists()
+    assert not (small / "embeddings" / DATASET / "PCA").exists()
 
 
 def test_unreachable_scheduler_is_one_line(small):
     start = time.monotonic()
-    result = embed_with(small, f"tcp://127.0.0.1:{free_port()}")
+    result = embed_with(small, f"tcp://127.0.0.1:{free_port()}", ["PCA"])
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert "no Dask scheduler answered at tcp://127.0.0.1:" in line

@@ -12,6 +12,7 @@ the stage imports, or a folder holding one, so an edit elsewhere never reruns th
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from pathlib import Path
 
@@ -34,13 +35,15 @@ def module_file(name: str) -> Path | None:
     return None
 
 
-#: Modules that load others by name at run time, and what importing them therefore reads: the
-#: method runners call the registered wrappers (``Method.wrapper``), a spec looked up in
-#: ``DATASETS`` imports its dataset's module (the names alone are in drfidelity.core.registry),
-#: and the studies' scoring kit hands them functions of the metric engine by name.
-LOADERS = {"drfidelity.methods.base": "drfidelity.methods",
-           "drfidelity.datasets.registry": "drfidelity.datasets",
+#: Modules that load others by name at run time, and what importing them therefore reads: a
+#: spec looked up in ``DATASETS`` imports its dataset's module (the names alone are in
+#: drfidelity.core.registry), and the studies' scoring kit hands them functions of the metric
+#: engine by name.
+LOADERS = {"drfidelity.datasets.registry": "drfidelity.datasets",
            "drfidelity.supplements.scoring": "drfidelity.metrics"}
+#: The job runs the wrapper of its method (``Method.wrapper``): a map stage of one method (a
+#: matrix item of dvc.yaml) loads that method's wrapper alone, any other stage every wrapper.
+METHOD_LOADER = "drfidelity.methods.base"
 #: The study registry loads a study's module by name: the stage of one study (a ``foreach``
 #: item of dvc.yaml) loads that study alone, any other stage every registered study.
 STUDY_LOADER = "drfidelity.studies"
@@ -120,10 +123,19 @@ def with_parents(name: str) -> set[str]:
     return {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
 
 
-def closure(*entries: str, studies: set[str] | None = None) -> set[Path]:
+def wrapper_modules(methods: list[str] | None = None) -> set[str]:
+    """The wrapper modules of ``methods`` (default: every registered method)."""
+    from drfidelity.core.registry import METHODS
+
+    return {f"drfidelity.methods.{METHODS[name].wrapper}" for name in (methods or METHODS)}
+
+
+def closure(*entries: str, studies: set[str] | None = None,
+            wrappers: set[str] | None = None) -> set[Path]:
     """The files of the modules that ``entries`` run; the study registry loads ``studies``
-    (default: every registered study)."""
+    (default: every registered study), the job ``wrappers`` (default: every method's)."""
     studies = study_modules() if studies is None else studies
+    wrappers = wrapper_modules() if wrappers is None else wrappers
     seen: set[str] = set()
     todo = [m for entry in entries for m in with_parents(entry)]
     while todo:
@@ -131,7 +143,7 @@ def closure(*entries: str, studies: set[str] | None = None) -> set[Path]:
         if name in seen:
             continue
         seen.add(name)
-        loaded = studies if name == STUDY_LOADER else set()
+        loaded = {STUDY_LOADER: studies, METHOD_LOADER: wrappers}.get(name, set())
         for other in imported_modules(name) | loaded:
             if (name, other) not in OFF_THE_STAGE_PATH:
                 todo.extend(with_parents(other))
@@ -162,35 +174,59 @@ def substitute(value, key: str, item: dict):
 
 
 def stages() -> dict[str, dict]:
-    """dvc.yaml's stages, each ``foreach`` item as a stage ``name@key`` of its own (with
-    ``study``: the study it loads) and the template of every ``foreach`` under its name."""
+    """dvc.yaml's stages, each ``foreach`` item and ``matrix`` combination (over params.yaml's
+    values) as a stage ``name@key`` of its own, with what it loads by name (``study``,
+    ``method``), and the template of each under its name."""
     document = yaml.safe_load((REPO / "dvc.yaml").read_text())
-    variables = {}
+    variables = yaml.safe_load((REPO / "params.yaml").read_text())
     for path in document.get("vars", []):
         variables.update(yaml.safe_load((REPO / path).read_text()))
     result = {}
     for name, definition in document["stages"].items():
-        if "foreach" not in definition:
+        if "foreach" in definition:
+            template = definition["do"]
+            items = variables[definition["foreach"].strip("${}")]
+        elif "matrix" in definition:
+            template = {k: v for k, v in definition.items() if k != "matrix"}
+            axes = {axis: variables[values.strip("${}")]
+                    for axis, values in definition["matrix"].items()}
+            items = {"-".join(combination): dict(zip(axes, combination))
+                     for combination in itertools.product(*axes.values())}
+        else:
             result[name] = definition
             continue
-        result[name] = definition["do"]
-        items = variables[definition["foreach"].strip("${}")]
+        result[name] = template
         for key, item in items.items():
-            stage = substitute(definition["do"], key, item)
-            stage["study"] = item.get("study", key)
+            stage = substitute(template, key, item)
+            if "foreach" in definition:
+                stage["study"] = item.get("study", key)
+            if "method" in item:
+                stage["method"] = item["method"]
             result[f"{name}@{key}"] = stage
     return result
 
 
+def code_files(dep: Path) -> list[Path]:
+    """What a dep hashes of the code: the files its links point to for a folder of links
+    (method_code/<method>), else the path itself."""
+    folder = REPO / dep
+    links = sorted(folder.iterdir()) if folder.is_dir() else []
+    if links and all(link.is_symlink() for link in links):
+        return [link.resolve().relative_to(REPO) for link in links]
+    return [dep]
+
+
 def stage_closure(name: str) -> tuple[list[Path], set[Path]]:
-    """(the stage's deps, the code its command imports)."""
+    """(the code the stage's deps hash, the code its command imports)."""
     definition = stages()[name]
     command = definition["cmd"].split()
     assert command[:2] == ["drfidelity", "stage"], definition["cmd"]
     assert command[2] == name.partition("@")[0], f"block {name} runs `drfidelity stage {command[2]}`"
-    deps = [Path(d) for d in definition.get("deps", [])]
+    deps = [f for d in definition.get("deps", []) for f in code_files(Path(d))]
     studies = {f"drfidelity.studies.{definition['study']}"} if "study" in definition else None
-    return deps, closure("drfidelity.cli", f"drfidelity.pipeline.{command[2]}", studies=studies)
+    wrappers = wrapper_modules([definition["method"]]) if "method" in definition else None
+    return deps, closure("drfidelity.cli", f"drfidelity.pipeline.{command[2]}", studies=studies,
+                         wrappers=wrappers)
 
 
 #: the stages checked: every stage, each foreach item on its own (a template is checked
@@ -200,7 +236,7 @@ CHECKED = sorted(name for name, d in stages().items() if "${" not in str(d.get("
 
 def test_closure_follows_relative_and_nested_imports():
     files = {p.as_posix() for p in closure("drfidelity.pipeline.embed")}
-    assert "src/drfidelity/methods/mde.py" in files            # `from . import mde`
+    assert "src/drfidelity/methods/mde.py" in files            # a wrapper, loaded by name
     assert "src/drfidelity/methods/__init__.py" in files        # parent package
     assert "src/drfidelity/core/params.py" in files
 

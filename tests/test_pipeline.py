@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline_helpers import (SMALL_RUN, build_small_run, copy_run, run, set_params, stage,
-                              stage_cli, stage_here, tree_digest, workspace)
+from pipeline_helpers import (SMALL_RUN, build_dataset, build_small_run, copy_run, run,
+                              set_params, stage, stage_cli, stage_here, tree_digest, workspace)
 
 OUTPUTS = ("data", "embeddings", "results", "REPORT.md", "paper")
 TAG = "n{data__n}_d{data__d}_snr1".format(**SMALL_RUN)   # the shared run's configuration
@@ -23,8 +23,7 @@ N, D = SMALL_RUN["data__n"], SMALL_RUN["data__d"]
 
 def run_all_stages(root, datasets):
     for dataset in datasets:
-        for name in ("generate", "embed", "score"):
-            stage_here(root, name, dataset)
+        build_dataset(root, dataset, run_stage=stage_here)
     stage_here(root, "aggregate")
     stage_here(root, "report")
 
@@ -91,7 +90,8 @@ def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key
     root = copy_of(small_run, tmp_path)
     before = tree_digest(root, *OUTPUTS)
     set_params(root, **{key: value})
-    targets = {"dataset": ["density"], "study": ["addplot"], None: []}
+    targets = {"dataset": ["density"], "study": ["addplot"], "dataset/method": ["density/PCA"],
+               "study/method": ["addplot/PCA"], None: []}
     with contextlib.chdir(root):
         for name in pipeline.STAGES:
             capsys.readouterr()
@@ -119,12 +119,17 @@ def test_bad_dataset_values_stop_generate_and_change_nothing(small_run, tmp_path
 def test_stale_data_is_refused(small_run, tmp_path):
     root = copy_of(small_run, tmp_path)
     set_params(root, data__d=64)
-    assert_clear_error(stage(root, "embed", "density", check=False),
+    assert_clear_error(stage(root, "embed", "density/PCA", check=False),
                        "data/density was generated with .*d.*run the generate stage")
 
 
 def test_stage_argument_errors(small_run):
-    assert "needs a dataset name" in stage(small_run, "embed", check=False).stderr
+    assert "needs <dataset>/<method>" in stage(small_run, "embed", check=False).stderr
+    for target, complaint in (("density", "expected <dataset>/<method>"),
+                              ("density/UMAP", "expected <dataset>/<method>"),
+                              ("clusters/PCA", "not in params.yaml `datasets`")):
+        result = stage(small_run, "embed", target, check=False)
+        assert result.returncode == 2 and complaint in result.stderr, target
     assert "takes no dataset name" in stage(small_run, "report", "density", check=False).stderr
     result = stage(small_run, "generate", "clusters", check=False)
     assert result.returncode == 2 and "not in params.yaml `datasets`" in result.stderr
@@ -180,9 +185,9 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
     before = tree_digest(root, "embeddings")
     monkeypatch.setattr(linear, "fit_pca", broken)  # the registry finds the wrapper by name
     monkeypatch.setattr(runner, "in_fresh_process", in_this_process)
-    with pytest.raises(runner.JobsFailed, match=r"^embed density: 1 job\(s\) failed: PCA seed 0: "
-                                               r"FloatingPointError: diverged$"):
-        embed.run(load_params(root / "params.yaml"), "density", root, jobs=1)
+    with pytest.raises(runner.JobsFailed, match=r"^embed density/PCA: 1 job\(s\) failed: PCA "
+                                               r"seed 0: FloatingPointError: diverged$"):
+        embed.run(load_params(root / "params.yaml"), "density/PCA", root, jobs=1)
     assert tree_digest(root, "embeddings") == before
 
 
@@ -196,11 +201,12 @@ def test_a_rejected_cache_is_one_line_naming_dataset_method_and_seed(small_run, 
     other = np.zeros((N, D))  # the cached map claims to belong to other data
     store(np.zeros((N, 2)), other, EmbedContext(root, "density", TAG),
           "toorpia", "embedding", 0, {"endpoint": "test"})
-    result = stage(root, "embed", "density", "--jobs", "1", check=False)
-    assert_clear_error(result, r"^drfidelity stage embed: error: embed density: 1 job\(s\) "
-                               r"failed: toorPIA seed 0: ValueError: .*computed for other data")
+    result = stage(root, "embed", "density/toorPIA", "--jobs", "1", check=False)
+    assert_clear_error(result, r"^drfidelity stage embed: error: embed density/toorPIA: 1 "
+                               r"job\(s\) failed: toorPIA seed 0: ValueError: .*computed for "
+                               r"other data")
     assert len(result.stderr.strip().splitlines()) == 1
-    debug = stage(root, "embed", "density", "--jobs", "1", "--debug", check=False)
+    debug = stage(root, "embed", "density/toorPIA", "--jobs", "1", "--debug", check=False)
     assert debug.returncode == 1 and "Traceback" in debug.stderr
     assert tree_digest(root, *OUTPUTS) == before
 
@@ -208,7 +214,7 @@ def test_a_rejected_cache_is_one_line_naming_dataset_method_and_seed(small_run, 
 def test_status_records_the_settings_used(small_run):
     import json
 
-    status = json.loads((small_run / "embeddings" / "density" / "status.json").read_text())
+    status = json.loads((small_run / "embeddings/density/Isomap/status.json").read_text())
     assert status["methods"]["Isomap"]["settings"] == {"n_neighbors": 15}
 
 
@@ -237,7 +243,7 @@ def test_any_methods_coordinates_can_be_injected_and_are_marked(small_run, tmp_p
                  {"source": "test"})
     assert path == root / f"external_embeddings/density/pca/embedding/{TAG}/seed0.npy"
     capsys.readouterr()
-    stage_here(root, "embed", "density", jobs=1)
+    stage_here(root, "embed", "density/PCA", jobs=1)
     assert "PCA seed 0 injected from external_embeddings/density/pca/" in capsys.readouterr().out
     assert np.array_equal(np.load(root / "embeddings/density/PCA/seed0.npy"), Y)
     stage_here(root, "score", "density")

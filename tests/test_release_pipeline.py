@@ -42,7 +42,8 @@ def test_a_release_runs_every_stage_of_the_root_but_the_checkouts(tag):
         body, theirs = stage.get("do", stage), root[name].get("do", root[name])
         assert body["cmd"] == theirs["cmd"]
         for dep in body["deps"]:
-            assert dep.startswith("../../src/") or not dep.startswith(("src/", "..", "/")), dep
+            assert (dep.startswith(("../../src/", "../../method_code/"))
+                    or not dep.startswith(("src/", "method_code/", "..", "/"))), dep
         assert "results/release_diff" not in body["deps"]
         assert not any("scale" in p for p in body.get("params", []) if isinstance(p, dict))
     compared = [next(iter(o)) for o in release["compare"]["outs"]]
@@ -63,8 +64,8 @@ def test_dvc_reads_the_release_pipeline_with_the_release_params(tag, tmp_path):
     listed = run(["dvc", "stage", "list", "--name-only", str(folder / "dvc.yaml")], tmp_path)
     names = {name.rsplit(":", 1)[-1] for name in listed.stdout.split()}
     assert {f"generate@{d}" for d in load_params(folder / "params.yaml").datasets} <= names
-    studies = yaml.safe_load((REPO / "studies.yaml").read_text())["studies"]
-    assert {f"supplement_embed@{s}" for s in studies} <= names
+    study_maps = yaml.safe_load((REPO / "studies.yaml").read_text())["study_maps"]
+    assert {f"supplement_embed@{key}" for key in study_maps} <= names
     assert {"compare", "report"} <= names and "release_diff" not in names
 
 

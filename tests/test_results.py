@@ -19,7 +19,7 @@ import pytest
 
 from conftest import fill_cache
 from drfidelity.core.layout import RELEASES, release_results_dir, release_root
-from pipeline_helpers import REPO, import_pointers, run, stage, workspace
+from pipeline_helpers import REPO, build_dataset, import_pointers, run, stage, workspace
 
 ID = ["dataset", "snr", "method", "seed", "stochastic", "n", "d"]
 CANONICAL = ("density", "clusters", "transition", "outliers", "populations")
@@ -88,8 +88,7 @@ def test_pipeline_rebuilds_deterministic_rows_from_scratch(tmp_path, imported_ro
     shutil.copytree(imported_root / "external_embeddings", root / "external_embeddings",
                     dirs_exist_ok=True)
     for dataset in CANONICAL:
-        for name in ("generate", "embed", "score"):
-            stage(root, name, dataset)
+        build_dataset(root, dataset)
         ours = pd.read_csv(root / "results" / "per_run" / f"{dataset}.csv",
                            float_precision="round_trip")
         expected = pd.read_csv(reference_dir / "canonical" / f"{dataset}_snr1" /

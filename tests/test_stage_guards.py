@@ -80,7 +80,8 @@ def test_supplement_stage_without_its_section_is_one_line(tmp_path):
     raw = {key: value for key, value in COMMITTED.items() if key != "supplements"}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
     done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "supplement_embed",
-                           "addplot"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                           "addplot/PCA"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "no supplements.addplot section" in lines[0], done.stderr
@@ -91,7 +92,8 @@ def test_study_maps_without_their_inputs_is_one_line(tmp_path):
     stage names the one to run first."""
     shutil.copy(REPO / "params.yaml", tmp_path / "params.yaml")
     done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "supplement_embed",
-                           "addplot"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                           "addplot/PCA"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "drfidelity stage supplement_embed: error: data/addplot/meta.json is missing: run the "

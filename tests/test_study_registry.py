@@ -135,7 +135,7 @@ def toy_tabulate(params, per_run, kit):
 def toy_figures(params, root, drawn, kit):
     aggregated = kit.table(root, TOY_PAIR.aggregated)
     points = kit.arrays(study_data_dir(root, "toy") / "2", "X")
-    found = kit.lowest_seed_maps(study_embeddings_dir(root, "toy") / "2")
+    found = kit.lowest_seed_maps(study_embeddings_dir(root, "toy"), "2")
     if aggregated is not None:
         drawn.add("toy_curve", kit.draw.sweep_curves(aggregated, "spread",
                                                      (("full_shepard", "full ρ"),), "spread",
@@ -188,7 +188,8 @@ def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
                                                lambda r, name: r / "results" / f"{name}.csv"))
     monkeypatch.setattr(KIT, "arrays", recorded(KIT.arrays, lambda folder, *names: folder))
     monkeypatch.setattr(KIT, "lowest_seed_maps",
-                        recorded(KIT.lowest_seed_maps, lambda folder, *more: folder))
+                        recorded(KIT.lowest_seed_maps,
+                                 lambda base, key="", *more: base / key))
     return reads
 
 
@@ -209,8 +210,8 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
 
     run_stage(params, "supplement_inputs", "toy", root=tmp_path)
     assert (tmp_path / "data/toy/2/X.npy").exists()
-    run_stage(params, "supplement_embed", "toy", root=tmp_path, jobs=1)
-    assert (tmp_path / "embeddings/toy/1/PCA/seed0.npy").exists()
+    run_stage(params, "supplement_embed", "toy/PCA", root=tmp_path, jobs=1)
+    assert (tmp_path / "embeddings/toy/PCA/1/PCA/seed0.npy").exists()
     run_stage(params, "supplement_score", "toy/toy", root=tmp_path)
     per_run = (tmp_path / "results/toy_per_run.csv").read_text().splitlines()
     assert per_run[0] == "spread,method,seed,stochastic,full_shepard" and len(per_run) == 3
@@ -234,7 +235,7 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
 
     assert "toy_per_run.csv" in {table.per_run for table in tables()}
     items = wiring.items()
-    assert items["studies"]["toy"]["maps"] == ["src/drfidelity/studies/toy.py"] * 2
+    assert items["study_maps"]["toy-PCA"]["maps"] == ["src/drfidelity/studies/toy.py"] * 2
     assert items["tables"]["toy"]["study"] == "toy"
     deps = wiring.single_stage_deps()
     assert {"results/toy_per_run.csv", "results/toy_aggregated.csv"} <= set(deps["compare"])

@@ -42,18 +42,27 @@ def _save(folder: Path, **arrays) -> None:
         np.save(folder / f"{name}.npy", array)
 
 
-def _maps(folder: Path, methods: dict[str, list[int]], shapes: dict[str, int],
+def _method(label: str) -> str:
+    return "toorPIA" if label.startswith("toorPIA") else label
+
+
+def _maps(base: Path, key: str, labels: dict[str, list[int]], shapes: dict[str, int],
           skipped: dict[str, str], seed: int = 0) -> None:
-    """Random maps (suffix -> rows) for each method and seed, and the status.json."""
+    """Random maps (suffix -> rows) for each label and seed of input ``key``, in its method's
+    folder below a study's maps ``base``, and each such folder's status.json."""
     rng = np.random.default_rng(seed)
-    status = {m: {"status": "ok", "seeds": seeds} for m, seeds in methods.items()}
-    status.update({m: {"status": "skipped", "seeds": [], "reason": r} for m, r in skipped.items()})
-    for method, seeds in methods.items():
+    status: dict[str, dict] = {}
+    for label, seeds in labels.items():
+        status.setdefault(_method(label), {})[label] = {"status": "ok", "seeds": seeds}
         for s in seeds:
-            _save(folder / method, **{f"seed{s}{suffix}": rng.normal(size=(n, 2))
-                                      for suffix, n in shapes.items()})
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "status.json").write_text(json.dumps({"methods": status}))
+            _save(base / _method(label) / key / label,
+                  **{f"seed{s}{suffix}": rng.normal(size=(n, 2)) for suffix, n in shapes.items()})
+    for label, reason in skipped.items():
+        status.setdefault(_method(label), {})[label] = {"status": "skipped", "seeds": [],
+                                                        "reason": reason}
+    for method, entries in status.items():
+        (base / method / key).mkdir(parents=True, exist_ok=True)
+        (base / method / key / "status.json").write_text(json.dumps({"methods": entries}))
 
 
 def build_supplement_workspace(root: Path, published: Path) -> Path:
@@ -65,17 +74,17 @@ def build_supplement_workspace(root: Path, published: Path) -> Path:
     skip = {"toorPIA": SKIP_REASON}
     _save(root / "data" / "addplot", labels_fit=np.repeat(np.arange(5), 20),
           add_anchor=np.repeat(np.arange(5), 2))
-    _maps(root / "embeddings" / "addplot", {"PCA": [0], "UMAP": [0, 1, 2]},
+    _maps(root / "embeddings" / "addplot", "", {"PCA": [0], "UMAP": [0, 1, 2]},
           {"_fit": 100, "_add": 60}, skip)
     walk = make_random_walk(n=400, d=200, seed=0, n_series=4)
     _save(root / "data" / "random_walk", X=walk.clean, series=walk.extras["series"],
           t=walk.extras["t"])
-    _maps(root / "embeddings" / "random_walk", {"PCA": [0], "t-SNE": [0, 1, 2]}, {"": 400},
+    _maps(root / "embeddings" / "random_walk", "", {"PCA": [0], "t-SNE": [0, 1, 2]}, {"": 400},
           skip)
     for frac in ("0.5", "0.05"):
         _save(root / "data" / "sweep_minority_frac" / frac,
               labels=np.arange(80) % 10, population=(np.arange(80) < 8).astype(int))
-        _maps(root / "embeddings" / "sweep_minority_frac" / frac, {"PCA": [0], "DREAMS": [0]},
+        _maps(root / "embeddings" / "sweep_minority_frac", frac, {"PCA": [0], "DREAMS": [0]},
               {"": 80}, skip)
     rng = np.random.default_rng(3)
     for dim in (6, 40):
@@ -83,7 +92,7 @@ def build_supplement_workspace(root: Path, published: Path) -> Path:
         X = rng.normal(scale=0.01, size=(90, dim))
         X[:, 0] += labels  # well separated: the ambient kNN accuracy is 1
         _save(root / "data" / "noise_dims" / f"dim{dim}", X=X, labels=labels)
-        _maps(root / "embeddings" / "noise_dims" / f"dim{dim}",
+        _maps(root / "embeddings" / "noise_dims", f"dim{dim}",
               {"PCA": [0], "toorPIA-embedding": [0]}, {"": 90}, {"toorPIA": SKIP_REASON})
     return root
 
@@ -151,8 +160,8 @@ def test_geometry_explainer_measures_orthogonal_rays():
 
 
 def test_a_map_file_missing_despite_status_ok_is_reported_not_raised(tmp_path):
-    _maps(tmp_path, {"PCA": [0, 1], "UMAP": [2]}, {"": 5}, {})
-    (tmp_path / "UMAP" / "seed2.npy").unlink()
+    _maps(tmp_path, "", {"PCA": [0, 1], "UMAP": [2]}, {"": 5}, {})
+    (tmp_path / "UMAP" / "UMAP" / "seed2.npy").unlink()
     maps, seeds, skipped = stage.lowest_seed_maps(tmp_path)
     assert list(maps) == ["PCA"] and seeds == {"PCA": 0}
     assert skipped == {"UMAP": "map file seed2.npy absent"}

@@ -135,7 +135,7 @@ def test_every_table_is_written_with_the_published_columns(small_run, published_
     # with the reason, not invented
     dims = read(small_run / "results" / "dimsweep_per_run.csv")
     assert set(dims["method"]) == {"PCA", "Isomap", "t-SNE", "DREAMS"}
-    status = json.loads((small_run / "embeddings/noise_dims/dim6/status.json").read_text())
+    status = json.loads((small_run / "embeddings/noise_dims/toorPIA/dim6/status.json").read_text())
     assert status["methods"]["toorPIA"]["status"] == "skipped"
 
 
@@ -146,7 +146,7 @@ def test_hyperparams_at_the_defaults_remake_the_main_maps(small_run):
                                   np.load(small_run / "data/density/X.npy"))
     for seed in (0, 1):
         np.testing.assert_array_equal(
-            np.load(small_run / f"embeddings/hyperparams/density/t-SNE/perplexity=30/"
+            np.load(small_run / f"embeddings/hyperparams/t-SNE/density/t-SNE/perplexity=30/"
                                 f"seed{seed}.npy"),
             np.load(small_run / f"embeddings/density/t-SNE/seed{seed}.npy"))
     rows = read(small_run / "results" / "hyperparam_sensitivity_per_run.csv")
@@ -175,11 +175,11 @@ def test_every_study_follows_methods_and_datasets():
 
 def test_one_job_equals_two_jobs(small_run, tmp_path):
     """The shared run made its maps one job at a time, in this process; a pool of two workers
-    gives the same bytes: for a main dataset, for a study of several inputs, and for the
+    gives the same bytes: for a main dataset's method, for a study of several inputs, and for the
     hyper-parameter study (their tables too). Every stage in a pool: the slow
     test_the_command_line_in_fresh_processes_gives_the_shared_runs_bytes."""
     root = copy_run(small_run, tmp_path / "two-jobs")
-    maps = ["embeddings/outliers", "embeddings/noise_dims", "embeddings/hyperparams"]
+    maps = ["embeddings/outliers/t-SNE", "embeddings/noise_dims", "embeddings/hyperparams"]
     tables = [f"results/{name}" for name in ("dimsweep_per_run.csv", "dimsweep_aggregated.csv",
                                              "hyperparam_sensitivity_per_run.csv")]
     for part in maps:
@@ -187,7 +187,7 @@ def test_one_job_equals_two_jobs(small_run, tmp_path):
     for part in tables:
         (root / part).unlink()
     commands = [command for command in pipeline_commands(root)
-                if command == ["embed", "outliers"]
+                if command == ["embed", "outliers/t-SNE"]
                 or any(study in word for study in ("noise_dims", "dimsweep", "hyperparams")
                        for word in command)]
     run_commands(root, commands, jobs=2)

@@ -218,20 +218,23 @@ def test_pipeline_follows_the_maps(tmp_path, shared_imports):
     at ``aggregate``: the supplements downstream add minutes and nothing about the maps, and
     one score stage shows the row (a skipped method's row: the shared run's tests)."""
     root = workspace(tmp_path / "ws", datasets=["density"], methods=["PCA", "toorPIA"])
-    run(["dvc", "repro", "embed@density"], root)
-    status = json.loads((root / "embeddings" / "density" / "status.json").read_text())
-    assert status["methods"]["PCA"]["status"] == "ok"
-    assert status["methods"]["toorPIA"]["status"] == "skipped"
+    run(["dvc", "repro", "embed@density-PCA", "embed@density-toorPIA"], root)
+    status = {method: json.loads((root / "embeddings/density" / method / "status.json")
+                                 .read_text())["methods"][method]
+              for method in ("PCA", "toorPIA")}
+    assert status["PCA"]["status"] == "ok"
+    assert status["toorPIA"]["status"] == "skipped"
     assert "dvc pull external_embeddings/density/toorpia/embedding.dvc" in \
-        status["methods"]["toorPIA"]["reason"]
+        status["toorPIA"]["reason"]
 
     fill_cache(root, shared_imports)
     run(["dvc", "checkout", "-q", "external_embeddings/density/toorpia/embedding.dvc"], root)
     status = json.loads(run(["dvc", "status", "--no-updates", "--json", "--with-deps",
                              "aggregate"], root).stdout)
-    assert "embed@density" in status and "generate@density" not in status
+    assert "embed@density-toorPIA" in status and "generate@density" not in status
     ran = run(["dvc", "repro", "aggregate"], root).stdout
-    assert "Running stage 'embed@density'" in ran and "Running stage 'generate@density'" not in ran
+    assert "Running stage 'embed@density-toorPIA'" in ran
+    assert "Running stage 'generate@density'" not in ran
     assert set(pd.read_csv(root / "results" / "metrics_per_run.csv").method) == {"PCA", "toorPIA"}
     assert pd.read_csv(root / "results" / "skipped_methods.csv").empty
     assert "Running stage" not in run(["dvc", "repro", "--dry", "aggregate"], root).stdout
@@ -241,14 +244,14 @@ def test_pipeline_follows_the_maps(tmp_path, shared_imports):
     target.write_bytes(target.read_bytes()[:-8] + bytes(8))
     status = json.loads(run(["dvc", "status", "--no-updates", "--json", "--with-deps",
                              "aggregate"], root).stdout)
-    assert "embed@density" in status
+    assert "embed@density-toorPIA" in status
     refused = run(["dvc", "repro", "aggregate"], root, check=False)
     assert refused.returncode != 0 and MAP in refused.stdout + refused.stderr
 
     shutil.rmtree(root / "external_embeddings" / "density" / "toorpia" / "embedding")
     status = json.loads(run(["dvc", "status", "--no-updates", "--json", "--with-deps",
                              "aggregate"], root).stdout)
-    assert "embed@density" in status
+    assert "embed@density-toorPIA" in status
 
 
 def test_comparison_reads_the_imported_tables_by_default(imported_root):

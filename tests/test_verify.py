@@ -42,7 +42,7 @@ def test_verify_reruns_every_stage_and_catches_a_forged_result(tmp_path):
     assert rows["results/metrics_aggregated.csv"] == "differs"
     assert rows["results/metrics_per_run.csv"] == "identical"
     log = (tmp_path / "verify" / "repro.log").read_text()
-    for stage in ("generate@clusters", "embed@clusters", "score@clusters", "aggregate",
+    for stage in ("generate@clusters", "embed@clusters-PCA", "score@clusters", "aggregate",
                   "figures@clusters"):
         assert f"Running stage '{stage}'" in log, stage
     assert "verify: dvc repro done" in result.stdout and "5 of 5 stages ran" in result.stdout

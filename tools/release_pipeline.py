@@ -7,8 +7,8 @@ by. DVC runs a stage in its ``dvc.yaml``'s folder, so the release's outputs land
 configuration and its own ``dvc.lock`` holds their hashes. Its pipeline is the root's
 ``dvc.yaml`` with:
 
-* the code paths (``src/...``) made relative to the folder, and the root's ``vars`` files
-  (the studies) inlined with their code paths moved the same way;
+* the code paths (``src/...``, ``method_code/...``) made relative to the folder, and the root's
+  ``vars`` files (the studies) inlined with their code paths moved the same way;
 * the comparison's outputs named after the release (``comparison_<tag>``);
 * without what belongs to the checkout, not to a release: the ``release_diff`` stage (which
   compares the releases) and the frozen ``scale`` stage (this machine's timings), nor the deps
@@ -34,6 +34,8 @@ import yaml
 from drfidelity.core.layout import RELEASES, comparison_paths, release_root
 
 REPO = Path(__file__).resolve().parents[1]
+#: the checkout's folders of code (the package, and the links to each method's modules)
+CODE_FOLDERS = ("src/", "method_code/")
 #: the root's stages that are not a release's
 CHECKOUT_STAGES = ("release_diff", "scale")
 HEADER = """\
@@ -55,7 +57,7 @@ def _moved(value, code: str, renames: dict[str, str]):
     if isinstance(value, str):
         for old, new in renames.items():
             value = value.replace(old, new)
-        return f"{code}/{value}" if value.startswith("src/") else value
+        return f"{code}/{value}" if value.startswith(CODE_FOLDERS) else value
     if isinstance(value, list):
         return [_moved(item, code, renames) for item in value]
     if isinstance(value, dict):

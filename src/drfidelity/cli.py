@@ -12,9 +12,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from drfidelity.core.console import configure_logging, user_error
 from drfidelity.pipeline import STAGES  # loads no numeric library
+
+if TYPE_CHECKING:
+    from drfidelity.core.params import Params
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,14 +34,16 @@ def build_parser() -> argparse.ArgumentParser:
     stage = sub.add_parser(
         "stage", parents=[common], help="run one pipeline stage (what dvc.yaml calls)",
         description="Run one stage of the DVC pipeline with the values of params.yaml. "
-                    "generate/embed/score/figures take a dataset name, supplement_embed a "
-                    "study (src/drfidelity/studies/<study>.py) and supplement_score one of a "
-                    "study's table pairs as <study>/<stem> (the stem of its results files; "
-                    "studies.yaml lists both); the other stages take none. "
+                    "generate/score/figures take a dataset name, embed <dataset>/<method>, "
+                    "supplement_inputs a study (src/drfidelity/studies/<study>.py), "
+                    "supplement_embed <study>/<method> and supplement_score one of a study's "
+                    "table pairs as <study>/<stem> (the stem of its results files; studies.yaml "
+                    "lists them); the other stages take none. "
                     "Always runs in exact numerics (see drfidelity.core.runtime).")
     stage.add_argument("name", choices=STAGES)
     stage.add_argument("dataset", nargs="?", metavar="target",
-                       help="dataset name (generate, embed, score, figures), study "
+                       help="dataset name (generate, score, figures), <dataset>/<method> "
+                            "(embed), study (supplement_inputs), <study>/<method> "
                             "(supplement_embed) or <study>/<stem> (supplement_score)")
     stage.add_argument("--params", type=Path, default=Path("params.yaml"),
                        help="parameter file (default: params.yaml)")
@@ -120,7 +126,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _run_stage(args: argparse.Namespace) -> int:
-    from drfidelity.core.params import ParamsError, load_params
+    from drfidelity.core.params import load_params
 
     try:
         from drfidelity import pipeline
@@ -129,13 +135,13 @@ def _run_stage(args: argparse.Namespace) -> int:
         module = pipeline.stage_module(args.name)
         if (module.TARGET is None) != (args.dataset is None):
             need = {"dataset": "needs a dataset name", "study": "needs a study name",
+                    "dataset/method": "needs <dataset>/<method>",
+                    "study/method": "needs <study>/<method>",
                     None: "takes no dataset name"}[module.TARGET]
             print(f"drfidelity stage {args.name} {need}", file=sys.stderr)
             return 2
         params = load_params(args.params)
-        if module.TARGET == "dataset" and args.dataset not in params.datasets:
-            raise ParamsError(f"dataset {args.dataset!r} is not in params.yaml `datasets` "
-                              f"({', '.join(params.datasets)})")
+        _check_target(module.TARGET, args.dataset, params)
         # a stage whose caller is gone (dvc killed) must not run on and rewrite its outputs;
         # a pool's workers follow their stage
         runtime.die_with_parent(os.getppid())
@@ -143,6 +149,21 @@ def _run_stage(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input
         return user_error(f"drfidelity stage {args.name}", exc, args.debug)
     return 0
+
+
+def _check_target(kind: str | None, target: str | None, params: Params) -> None:
+    """ParamsError unless the dataset (and method) of ``target`` are among params'."""
+    from drfidelity.core.params import ParamsError
+
+    if kind not in ("dataset", "dataset/method", "study/method"):
+        return
+    head, _, method = target.partition("/")
+    if kind.endswith("/method") and (not method or method not in params.methods):
+        raise ParamsError(f"{target!r}: expected <{kind.split('/')[0]}>/<method> with a "
+                          f"method of params.yaml `methods` ({', '.join(params.methods)})")
+    if kind.startswith("dataset") and head not in params.datasets:
+        raise ParamsError(f"dataset {head!r} is not in params.yaml `datasets` "
+                          f"({', '.join(params.datasets)})")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,11 @@ def embeddings_dir(root: Path, dataset: str) -> Path:
     return root / "embeddings" / dataset
 
 
+def method_maps_dir(root: Path, dataset: str, method: str) -> Path:
+    """One method's maps of a dataset with their ``status.json``: one embed stage's output."""
+    return embeddings_dir(root, dataset) / method
+
+
 def results_dir(root: Path) -> Path:
     return root / "results"
 
@@ -51,7 +56,17 @@ def study_data_dir(root: Path, study: str) -> Path:
 
 
 def study_embeddings_dir(root: Path, study: str) -> Path:
+    """A study's maps: ``{method}/`` below for each method, one supplement_embed stage's
+    output, holding ``{config}/`` per input (none for a study of one input)."""
     return root / "embeddings" / study
+
+
+def study_map_folders(base: Path, config: str) -> dict[str, Path]:
+    """Method -> the folder of its maps of input ``config``, below a study's maps ``base``
+    (:func:`study_embeddings_dir`), for each method whose stage wrote one (a ``status.json``)."""
+    methods = sorted(p.name for p in base.iterdir()) if base.is_dir() else []
+    folders = {m: base / m / config for m in methods}
+    return {m: folder for m, folder in folders.items() if (folder / "status.json").is_file()}
 
 
 def study_headline_path(root: Path, study: str) -> Path:
@@ -215,21 +230,21 @@ def load_data(params: Params, dataset: str, root: Path) -> tuple[dict, dict[str,
 
 def load_embeddings(params: Params, root: Path, dataset: str
                     ) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
-    """Per-method status and the embeddings by method and seed, refused when they were not
-    made from the current data with the current methods and seeds."""
-    base = embeddings_dir(root, dataset)
-    record = read_status(base, "embed")
-    status = record["methods"]
-    if record["data_fingerprint"] != load_meta(params, dataset, root)["fingerprint"]:
-        raise ValueError(f"embeddings/{dataset} were computed on other data than "
-                         f"data/{dataset}: run the embed stage again")
-    wanted = {m: METHODS[m].seeds(params.seeds) for m in params.methods}
-    have = {m: e.get("seeds", wanted.get(m)) for m, e in status.items()}
-    if have != wanted:
-        raise ValueError(f"embeddings/{dataset} hold methods/seeds {have}, params.yaml asks "
-                         f"for {wanted}: run the embed stage again")
-    embeddings = {}
-    for name, entry in status.items():
+    """Per-method status and the embeddings by method and seed of the methods of params,
+    refused when a method's maps were not made from the current data with the current seeds."""
+    fingerprint = load_meta(params, dataset, root)["fingerprint"]
+    status, embeddings = {}, {}
+    for name in params.methods:
+        folder = method_maps_dir(root, dataset, name)
+        record = read_status(folder, f"embed {dataset}/{name}")
+        if record["data_fingerprint"] != fingerprint:
+            raise ValueError(f"embeddings/{dataset}/{name} was computed on other data than "
+                             f"data/{dataset}: run its embed stage again")
+        entry = status[name] = record["methods"][name]
+        wanted = METHODS[name].seeds(params.seeds)
+        if entry.get("seeds", wanted) != wanted:
+            raise ValueError(f"embeddings/{dataset}/{name} holds seeds {entry['seeds']}, "
+                             f"params.yaml asks for {wanted}: run its embed stage again")
         if entry["status"] == "ok":
-            embeddings[name] = {s: np.load(base / name / f"seed{s}.npy") for s in entry["seeds"]}
+            embeddings[name] = {s: np.load(folder / f"seed{s}.npy") for s in wanted}
     return status, embeddings

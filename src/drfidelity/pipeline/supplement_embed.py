@@ -1,5 +1,5 @@
-"""Stage ``supplement_embed``: a study's maps of its inputs in ``data/{study}/`` ->
-``embeddings/{study}/`` (:func:`drfidelity.supplements.embedding.embed_study`)."""
+"""Stage ``supplement_embed``: one method's maps of a study's inputs in ``data/{study}/`` ->
+``embeddings/{study}/{method}/`` (:func:`drfidelity.supplements.embedding.embed_study`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 from drfidelity.core.params import Params
 from drfidelity.supplements.embedding import embed_study
 
-TARGET = "study"  # what the stage runs on (see drfidelity.pipeline)
+TARGET = "study/method"  # what the stage runs on (see drfidelity.pipeline)
 
 
-def run(params: Params, study: str, root: Path, jobs: int | None = None) -> None:
-    embed_study(params, study, root, jobs)
+def run(params: Params, target: str, root: Path, jobs: int | None = None) -> None:
+    embed_study(params, target, root, jobs)

@@ -9,8 +9,9 @@ holds the drawn files and the numbers the report's captions quote (``files``, an
 ``heading`` (the data it shows), ``skipped``, ``new_methods``, measured values and, for the
 figures whose drawing needs explaining, ``caption``), so the report stage needs no maps.
 
-Map folders follow ``embeddings/<study>[/<config>]/<method>/seed<s>[_fit|_add].npy`` with a
-``status.json`` beside them; the representative map is a method's lowest seed.
+Map folders follow ``embeddings/<study>/<method>[/<config>]/<label>/seed<s>[_fit|_add].npy``
+with a ``status.json`` in each ``<method>[/<config>]``; the representative map is a label's
+lowest seed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from drfidelity.core.files import dumps_json, write_text
-from drfidelity.core.layout import read_status, results_dir, supplement_figures_dir
+from drfidelity.core.layout import (read_status, results_dir, study_map_folders,
+                                    supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.core.storage import atomic_write
 from drfidelity.datasets.registry import DATASETS
@@ -55,28 +57,34 @@ def _arrays(folder: Path, *names: str) -> dict[str, np.ndarray] | None:
     return {n: np.load(p) for n, p in paths.items()}
 
 
-def lowest_seed_maps(folder: Path, suffixes: tuple[str, ...] = ("",)):
-    """(maps, seeds, skipped) of a map folder, or ``None`` without ``status.json``.
+def lowest_seed_maps(base: Path, key: str = "", suffixes: tuple[str, ...] = ("",)):
+    """(maps, seeds, skipped) of input ``key`` of the study whose maps are below ``base``, or
+    ``None`` when no method's maps of it are there.
 
-    ``maps[method]`` is one array, or a tuple of one per suffix (``("_fit", "_add")``); a
-    method the study skipped, or whose map file is absent, is in ``skipped`` with the reason.
+    ``maps[label]`` is one array, or a tuple of one per suffix (``("_fit", "_add")``); a
+    label the study skipped, or whose map file is absent, is in ``skipped`` with the reason.
     """
-    if not (folder / "status.json").exists():
+    folders = study_map_folders(base, key)
+    if not folders:
         return None
+    status = {}
+    for folder in folders.values():
+        status.update({label: (entry, folder) for label, entry
+                       in read_status(folder, "supplement_embed")["methods"].items()})
     maps, seeds, skipped = {}, {}, {}
-    for method, entry in read_status(folder, "supplement_embed")["methods"].items():
+    for label, (entry, folder) in sorted(status.items()):
         if entry.get("status") != "ok" or not entry.get("seeds"):
-            skipped[method] = entry.get("reason") or entry.get("status", "not run")
+            skipped[label] = entry.get("reason") or entry.get("status", "not run")
             continue
         seed = min(entry["seeds"])
-        files = [folder / method / f"seed{seed}{s}.npy" for s in suffixes]
+        files = [folder / label / f"seed{seed}{s}.npy" for s in suffixes]
         missing = [f.name for f in files if not f.exists()]
         if missing:
-            skipped[method] = f"map file {missing[0]} absent"
+            skipped[label] = f"map file {missing[0]} absent"
             continue
         loaded = tuple(np.load(f) for f in files)
-        maps[method] = loaded if len(suffixes) > 1 else loaded[0]
-        seeds[method] = seed
+        maps[label] = loaded if len(suffixes) > 1 else loaded[0]
+        seeds[label] = seed
     return maps, seeds, skipped
 
 

@@ -67,7 +67,7 @@ def tabulate(params: Params, per_run, kit) -> dict:
 
 def figures(params: Params, root, drawn, kit) -> None:
     data = kit.arrays(study_data_dir(root, NAME), "labels_fit", "add_anchor")
-    found = kit.lowest_seed_maps(study_embeddings_dir(root, NAME), ("_fit", "_add"))
+    found = kit.lowest_seed_maps(study_embeddings_dir(root, NAME), "", ("_fit", "_add"))
     if data is None or found is None:
         return
     maps, seeds, skipped = found

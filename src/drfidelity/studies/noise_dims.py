@@ -144,7 +144,7 @@ def figures(params: Params, root, drawn, kit) -> None:
                   heading, ambient={str(d): v for d, v in ambient.items()})
     labels, maps, skipped = {}, {}, {}
     for dim in (d for d in _landmarks(generic, embedding) if d in dims):
-        found = kit.lowest_seed_maps(study_embeddings_dir(root, NAME) / f"dim{dim}")
+        found = kit.lowest_seed_maps(study_embeddings_dir(root, NAME), f"dim{dim}")
         if found is None:
             continue
         labels[dim] = kit.arrays(data_root / f"dim{dim}", "labels")["labels"]

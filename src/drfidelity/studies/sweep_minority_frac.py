@@ -35,11 +35,11 @@ SWEEP = Sweep(
 def galleries(params: Params, root, drawn, kit) -> None:
     """One gallery of the lowest-seed maps per fraction, largest first."""
     fractions = []
-    base = study_embeddings_dir(root, SWEEP.name)
-    for folder in sorted(base.iterdir() if base.is_dir() else [], key=lambda p: -float(p.name)):
-        data = kit.arrays(study_data_dir(root, SWEEP.name) / folder.name, "labels",
-                          "population")
-        found = kit.lowest_seed_maps(folder)
+    inputs = study_data_dir(root, SWEEP.name)
+    for folder in sorted(inputs.iterdir() if inputs.is_dir() else [],
+                         key=lambda p: -float(p.name)):
+        data = kit.arrays(folder, "labels", "population")
+        found = kit.lowest_seed_maps(study_embeddings_dir(root, SWEEP.name), folder.name)
         if data is None or found is None:
             continue
         maps, seeds, skipped = found

@@ -1,10 +1,12 @@
-"""A study's maps of its inputs in ``data/{study}/`` (:mod:`.inputs`) -> ``embeddings/{study}/``
-(``{config}/`` below them for a study of several inputs).
+"""One method's maps of a study's inputs in ``data/{study}/`` (:mod:`.inputs`) ->
+``embeddings/{study}/{method}/`` (``{config}/`` below for a study of several inputs).
 
-Every (input, method, seed) job runs in the pool of :mod:`drfidelity.jobs.runner`, all
-inputs of the study at once, so two workers stay busy across the values of a sweep. Each
-``status.json`` records per map label its seeds, settings, and whether it was injected or
-skipped (with the reason).
+A stage per (study, method) pair, so that an edit to one method's wrapper or settings reruns
+that method's maps alone. Its (input, seed) jobs run in the pool of
+:mod:`drfidelity.jobs.runner`, all inputs of the study at once, so two workers stay busy across
+the values of a sweep. Each input's ``status.json`` records per map label its seeds, settings,
+and whether it was injected or skipped (with the reason); a method the study does not run (not
+in its grid, say) leaves an empty one.
 """
 
 from __future__ import annotations
@@ -30,31 +32,33 @@ def _input_meta(root: Path, name: str, key: str) -> dict:
     return json.loads(path.read_text())
 
 
-def embed_study(params: Params, name: str, root: Path, jobs: int | None = None) -> None:
-    """Study ``name``'s maps of its inputs in ``data/{name}/`` -> ``embeddings/{name}/``."""
+def embed_study(params: Params, target: str, root: Path, jobs: int | None = None) -> None:
+    """Target ``<study>/<method>``: the method's maps of the study's inputs in
+    ``data/{study}/`` -> ``embeddings/{study}/{method}/``."""
+    name, method = target.split("/")
+    where = f"supplement_embed {target}"
     spec = study(name)
     for note in spec.study_notes(params):
-        print(f"[supplement_embed {name}] {note}", flush=True)
+        print(f"[{where}] {note}", flush=True)
     configs = spec.configs(params)
     metas = {c.key: _input_meta(root, name, c.key) for c in configs}
+    mine = {c.key: [job for job in c.jobs if job.method == method] for c in configs}
 
-    inputs, todo = {}, []
+    inputs = {}
     for config in configs:
         folder = study_data_dir(root, name) / config.key
         keys = ("X",) if "X" in metas[config.key]["arrays"] else ("X_fit", "X_add")
         context = (EmbedContext(root=root, dataset=config.context[0], tag=config.context[1])
                    if config.context else None)
         inputs[config.key] = Input({k: str(folder / f"{k}.npy") for k in keys}, context)
-        todo += config.jobs
+    todo = [job for config in configs for job in mine[config.key]]
+    maps, skipped, injected = run_all(where, todo, inputs, jobs or params.jobs, root)
 
-    maps, skipped, injected = run_all(f"supplement_embed {name}", todo, inputs,
-                                      jobs or params.jobs, root)
     arrays, texts = {}, {}
     for config in configs:
         n = metas[config.key]["shape"][0]
         status: dict[str, dict] = {}
-        for job in config.jobs:
-            method = METHODS[job.method]
+        for job in mine[config.key]:
             entry = status.setdefault(job.name, {"status": "ok", "seeds": [], "injected": {}})
             if job in skipped:
                 status[job.name] = {"status": "skipped", "reason": skipped[job]}
@@ -62,13 +66,13 @@ def embed_study(params: Params, name: str, root: Path, jobs: int | None = None) 
             if entry["status"] != "ok":
                 continue
             entry["seeds"].append(job.seed)
-            entry["settings"] = method.used(method.settings(job.kwargs), n)
+            entry["settings"] = METHODS[method].used(METHODS[method].settings(job.kwargs), n)
             if job in injected:
                 entry["injected"][str(job.seed)] = injected[job]
             for stem, index in map_names(job).items():
                 arrays[join(config.key, stem)] = maps[job] if index < 0 else maps[job][index]
         record = {"data_fingerprint": metas[config.key]["fingerprint"], "methods": status}
         texts[join(config.key, "status.json")] = dumps_json(record)
-    write_array_dir(study_embeddings_dir(root, name), arrays, texts)
-    print(f"[supplement_embed {name}] {len(maps)} maps, {len(skipped)} skipped, "
-          f"{len(configs)} input(s)", flush=True)
+    write_array_dir(study_embeddings_dir(root, name) / method, arrays, texts)
+    print(f"[{where}] {len(maps)} maps, {len(skipped)} skipped, {len(configs)} input(s)",
+          flush=True)

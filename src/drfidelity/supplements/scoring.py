@@ -79,26 +79,32 @@ def bootstrapped_runs(rows: pd.DataFrame, params: Params) -> pd.DataFrame:
 KIT = SimpleNamespace(Reference=Reference, canonical_reference=canonical_reference,
                       metric=metric, aggregate_grouped=aggregate_grouped,
                       aggregate_runs=bootstrapped_runs)
-def load_maps(jobs: tuple[Job, ...], folder: Path, fingerprint: str
+def load_maps(jobs: tuple[Job, ...], base: Path, key: str, fingerprint: str
               ) -> tuple[list[tuple], dict[str, str]]:
-    """The (job, map) pairs of an input in job order and the skip reason per label, refused
-    when the folder was made from other data or for other jobs."""
-    record = read_status(folder, "supplement_embed")
-    if record["data_fingerprint"] != fingerprint:
-        raise ValueError(f"{folder} was computed on other data: run supplement_embed again")
-    status = record["methods"]
+    """The (job, map) pairs of input ``key`` in job order and the skip reason per label, read
+    from each method's folder below the study's maps ``base``; refused when a folder was made
+    from other data or for other jobs."""
+    status, folders = {}, {}
+    for method in sorted({job.method for job in jobs}):
+        folder = folders[method] = base / method / key
+        record = read_status(folder, f"supplement_embed {base.name}/{method}")
+        if record["data_fingerprint"] != fingerprint:
+            raise ValueError(f"{folder} was computed on other data: run supplement_embed "
+                             f"{base.name}/{method} again")
+        status.update(record["methods"])
+    status = dict(sorted(status.items()))
     wanted: dict[str, list[int]] = {}
     for job in jobs:
         wanted.setdefault(job.name, []).append(job.seed)
     have = {label: entry.get("seeds", wanted.get(label)) for label, entry in status.items()
             if label in wanted}
     if have != wanted:
-        raise ValueError(f"{folder} holds maps {have}, params.yaml asks for {wanted}: run "
+        raise ValueError(f"{base / key} holds maps {have}, params.yaml asks for {wanted}: run "
                          "supplement_embed again")
     runs = []
     for job in jobs:
         if status[job.name]["status"] == "ok":
-            loaded = [np.load(folder / f"{stem}.npy", allow_pickle=False)
+            loaded = [np.load(folders[job.method] / f"{stem}.npy", allow_pickle=False)
                       for stem in map_names(job)]
             runs.append((job, loaded[0] if len(loaded) == 1 else tuple(loaded)))
     skipped = {label: e["reason"] for label, e in status.items()
@@ -107,8 +113,8 @@ def load_maps(jobs: tuple[Job, ...], folder: Path, fingerprint: str
 
 
 def score_config(where: str, spec: StudySpec, config: Config, jobs: tuple[Job, ...],
-                 arrays: dict, folder: Path) -> list[dict]:
-    runs, skipped = load_maps(jobs, folder, input_meta(arrays)["fingerprint"])
+                 arrays: dict, base: Path) -> list[dict]:
+    runs, skipped = load_maps(jobs, base, config.key, input_meta(arrays)["fingerprint"])
     for label, reason in skipped.items():
         print(f"[{where}] {label} on {config.key or spec.name} not run: {reason}", flush=True)
     rows = []
@@ -141,8 +147,8 @@ def score_tables(params: Params, target: str, root: Path) -> None:
         if not jobs:
             continue
         arrays = read_array_dir(study_data_dir(root, spec.name) / config.key)
-        maps = study_embeddings_dir(root, spec.name) / config.key
-        rows += score_config(where, spec, config, jobs, arrays, maps)
+        rows += score_config(where, spec, config, jobs, arrays,
+                             study_embeddings_dir(root, spec.name))
     if not rows:
         print(f"[{where}] nothing to score: the tables hold their header only", flush=True)
     per_run = pd.DataFrame(rows) if rows else pd.DataFrame(

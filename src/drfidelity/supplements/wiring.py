@@ -1,14 +1,19 @@
-"""What ``dvc.yaml`` needs to know about the studies, written from the registry, so that adding
-a study is its module, its registry line and its params, and never a hand edit of the pipeline.
+"""What ``dvc.yaml`` needs to know about the studies and the methods, written from the registries,
+so that adding a study or a method is its module, its registry line and its params, and never a
+hand edit of the pipeline.
 
 * ``studies.yaml``: the items the supplement stages loop over (``vars``).
+* ``method_code/<method>/``: links to the modules of ``src/drfidelity/methods`` that the
+  method's jobs run: the package, the job (:data:`JOB_MODULES`), its wrapper and what these
+  import of the package. A map stage depends on its method's folder, because DVC's templates
+  cannot map a method's name to its wrapper's file; DVC hashes the files the links point to.
 * The tails of the ``deps`` of ``compare``, ``supplement_figures`` and ``report``: the studies'
   files those single stages read (DVC cannot interpolate a list into a stage's list). Each tail
   opens with the comment :data:`MARK` and runs to the list's closing bracket; the rest of
   ``dvc.yaml`` is written by hand.
 
-``python -m drfidelity.supplements.wiring`` writes both in place (``--check``: writes nothing,
-exits 1 naming each stale file); ``tests/test_study_registry.py`` fails while either differs.
+``python -m drfidelity.supplements.wiring`` writes them all in place (``--check``: writes nothing,
+exits 1 naming each stale file); ``tests/test_study_registry.py`` fails while any differs.
 DVC lists have one length, so each study's variable parts in ``studies.yaml`` are padded:
 ``reads`` (the shared params keys it reads) with ``methods``, which every study reads and DVC
 records once; ``maps`` (its toorPIA maps folder and the manifest they are checked against) and
@@ -22,11 +27,14 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import os
 import re
+import shutil
 import sys
 import textwrap
 from pathlib import Path
 
+from drfidelity.core.registry import METHODS
 from drfidelity.studies import all_studies
 
 #: the slots of ``reads`` in dvc.yaml
@@ -44,6 +52,11 @@ MARK = "# the studies' files (written by python -m drfidelity.supplements.wiring
 MAP_READERS = {"study_data_dir", "study_embeddings_dir"}
 CODE = "src/drfidelity/studies"
 MANIFEST = "external_embeddings.manifest.json"
+METHOD_CODE = Path("method_code")
+METHODS_PACKAGE = Path("src/drfidelity/methods")
+#: the modules of src/drfidelity/methods that every job runs: the package and the job itself
+#: (base.run_job, which loads the wrapper by name)
+JOB_MODULES = ("__init__", "base")
 
 
 def own_module(name: str) -> str:
@@ -112,9 +125,10 @@ def single_stage_deps() -> dict[str, list[str]]:
 
 
 def items() -> dict[str, dict]:
-    """``studies`` (study -> its embed stage's variable parts) and ``tables`` (table pair ->
-    its score stage's)."""
-    studies, tables = {}, {}
+    """``studies`` (study -> its inputs stage's variable parts), ``study_maps``
+    (``<study>-<method>``, for every registered method -> its map stage's) and ``tables``
+    (table pair -> its score stage's)."""
+    studies, study_maps, tables = {}, {}, {}
     for spec in all_studies():
         if len(spec.reads) > READS:
             raise ValueError(f"study {spec.name} reads {len(spec.reads)} shared keys: "
@@ -123,10 +137,71 @@ def items() -> dict[str, dict]:
         maps = ([f"external_maps/{spec.maps}", MANIFEST] if spec.maps
                 else [own_module(spec.name)] * 2)
         code = helper(spec.name)
-        studies[spec.name] = {"maps": maps, "helper": code, "reads": reads}
+        studies[spec.name] = {"helper": code, "reads": reads}
+        for method in METHODS:
+            study_maps[f"{spec.name}-{method}"] = {"study": spec.name, "method": method,
+                                                   "maps": list(maps), "helper": code,
+                                                   "reads": list(reads)}
         for pair in spec.tables:
             tables[pair.stem] = {"study": spec.name, "helper": code, "reads": list(reads)}
-    return {"studies": studies, "tables": tables}
+    return {"studies": studies, "study_maps": study_maps, "tables": tables}
+
+
+def method_modules(name: str) -> list[str]:
+    """The modules of the methods package that method ``name``'s jobs run: :data:`JOB_MODULES`,
+    its wrapper and, at any depth, the package's modules these import."""
+    todo, seen = [*JOB_MODULES, METHODS[name].wrapper], set()
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        for node in ast.walk(_tree(f"drfidelity.methods.{module}")):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level == 1:
+                names = [node.module] if node.module else [a.name for a in node.names]
+            elif node.module == "drfidelity.methods":
+                names = [a.name for a in node.names]
+            elif (node.module or "").startswith("drfidelity.methods."):
+                names = [node.module.split(".")[2]]
+            else:
+                continue
+            todo += [n for n in names if (METHODS_PACKAGE / f"{n}.py").is_file()]
+    return sorted(seen)
+
+
+def method_links(name: str) -> dict[str, str]:
+    """The links of ``method_code/<name>/``: file name -> relative target."""
+    return {f"{m}.py": os.path.relpath(METHODS_PACKAGE / f"{m}.py", METHOD_CODE / name)
+            for m in method_modules(name)}
+
+
+def _links_of(folder: Path) -> dict[str, str | None]:
+    if not folder.is_dir():
+        return {}
+    return {p.name: os.readlink(p) if p.is_symlink() else None for p in folder.iterdir()}
+
+
+def write_method_code(check: bool) -> list[str]:
+    """Bring ``method_code/`` in line with the registry (``check``: change nothing); return
+    the folders that were not."""
+    stale = []
+    folders = {p.name for p in METHOD_CODE.iterdir()} if METHOD_CODE.is_dir() else set()
+    for name in sorted(folders | set(METHODS)):
+        folder = METHOD_CODE / name
+        want = method_links(name) if name in METHODS else {}
+        if _links_of(folder) == want:
+            continue
+        stale.append(folder.as_posix())
+        if check:
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        if want:
+            folder.mkdir(parents=True)
+            for link, target in want.items():
+                (folder / link).symlink_to(target)
+    return stale
 
 
 def render() -> str:
@@ -158,8 +233,9 @@ def render_pipeline(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m drfidelity.supplements.wiring",
-        description="Write studies.yaml and the studies' files in dvc.yaml's single stages "
-                    "from the study registry (run in the folder of the root dvc.yaml).")
+        description="Write studies.yaml, the studies' files in dvc.yaml's single stages and "
+                    "the folders of links method_code/<method>/ from the registries (run in "
+                    "the folder of the root dvc.yaml).")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 naming each file that is not current")
     args = parser.parse_args(argv)
@@ -172,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(path.name)
             if not args.check:
                 path.write_text(new, encoding="utf-8")
+    stale += write_method_code(args.check)
     if args.check and stale:
         print(f"not current: {', '.join(stale)} (python -m drfidelity.supplements.wiring "
               "writes them)", file=sys.stderr)
