@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from drfidelity.core import runtime
+from drfidelity.core.registry import METHODS
 from pipeline_helpers import copy_run, env, stage, tree_digest, workspace
 
 DATASET = "density"
@@ -60,10 +61,13 @@ def cluster(worker_command, worker_env, n_workers: int = 2):
 
 def map_stages(root, stage_name: str, target: str, address: str | None,
                methods: list[str] | None = None) -> subprocess.CompletedProcess:
-    """The map stages of ``target`` (a dataset or study), one per method (default: those of
-    params.yaml), as one result: the worst exit code and the joined output."""
+    """The map stages of ``target`` (a dataset or study), one per method (default: a dataset's
+    are those of params.yaml, a study's every registered one), as one result: the worst exit
+    code and the joined output."""
     extra = {"DRFIDELITY_SCHEDULER": address} if address else {}
-    methods = methods or yaml.safe_load((root / "params.yaml").read_text())["methods"]
+    if methods is None:
+        methods = (yaml.safe_load((root / "params.yaml").read_text())["methods"]
+                   if stage_name == "embed" else list(METHODS))
     results = [subprocess.run(["drfidelity", "stage", stage_name, f"{target}/{method}"],
                               cwd=root, env={**env(), **extra}, capture_output=True, text=True,
                               timeout=900) for method in methods]

@@ -130,6 +130,8 @@ def test_stage_argument_errors(small_run):
                               ("clusters/PCA", "not in params.yaml `datasets`")):
         result = stage(small_run, "embed", target, check=False)
         assert result.returncode == 2 and complaint in result.stderr, target
+    nope = stage(small_run, "supplement_embed", "addplot/Spectral", check=False)
+    assert nope.returncode == 2 and "method of the registry" in nope.stderr
     assert "takes no dataset name" in stage(small_run, "report", "density", check=False).stderr
     result = stage(small_run, "generate", "clusters", check=False)
     assert result.returncode == 2 and "not in params.yaml `datasets`" in result.stderr

@@ -152,19 +152,23 @@ def _run_stage(args: argparse.Namespace) -> int:
 
 
 def _check_target(kind: str | None, target: str | None, params: Params) -> None:
-    """ParamsError unless the dataset (and method) of ``target`` are among params'."""
+    """ParamsError unless ``target`` names a dataset of params and, for a map stage, a method:
+    one of params' for a dataset, any registered one for a study (a study's map stages exist
+    for every method; one that params leave out writes an empty status)."""
     from drfidelity.core.params import ParamsError
+    from drfidelity.core.registry import METHODS
 
     if kind not in ("dataset", "dataset/method", "study/method"):
         return
     head, _, method = target.partition("/")
-    if kind.endswith("/method") and (not method or method not in params.methods):
+    known = list(params.methods if kind == "dataset/method" else METHODS)
+    if kind.endswith("/method") and method not in known:
+        where = "params.yaml `methods`" if kind == "dataset/method" else "the registry"
         raise ParamsError(f"{target!r}: expected <{kind.split('/')[0]}>/<method> with a "
-                          f"method of params.yaml `methods` ({', '.join(params.methods)})")
+                          f"method of {where} ({', '.join(known)})")
     if kind.startswith("dataset") and head not in params.datasets:
         raise ParamsError(f"dataset {head!r} is not in params.yaml `datasets` "
                           f"({', '.join(params.datasets)})")
-
 
 if __name__ == "__main__":
     sys.exit(main())
