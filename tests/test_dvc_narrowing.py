@@ -67,7 +67,8 @@ def test_editing_one_method_wrapper_reruns_only_the_stages_that_run_methods(pipe
     assert set(changed) == {s for s in lock if kind(s) in EMBEDDING}
 
 
-@pytest.mark.parametrize("module", ["runner.py", "fresh.py", "cluster.py", "memory.py"])
+@pytest.mark.parametrize("module", ["runner.py", "fresh.py", "cluster.py", "memory.py",
+                                    "times.py"])
 def test_editing_the_job_executor_reruns_nothing(pipeline, module):
     """Where and when a job runs is not what it computes (tests/test_executor_paths.py)."""
     with (pipeline / "src/drfidelity/jobs" / module).open("a") as source:
