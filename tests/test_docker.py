@@ -364,7 +364,8 @@ def test_scripts_parse():
 def test_verify_is_the_default_and_hands_over_to_make_verify(checkout, args, call):
     result, calls = _entry(checkout, *args)
     assert result.returncode == 0, result.stderr
-    assert calls == ["git status --porcelain --untracked-files=no", call]
+    assert calls == ["git status --porcelain --untracked-files=no -- . :(exclude)benchmarks/times",
+                     call]
 
 
 def test_verify_passes_the_verdict_on(checkout):

@@ -48,12 +48,13 @@ METHOD_LOADER = "drfidelity.methods.base"
 #: item of dvc.yaml) loads that study alone, any other stage every registered study.
 STUDY_LOADER = "drfidelity.studies"
 #: The job executor: what decides where and when a job runs (the process pool, the forkserver,
-#: a Dask cluster, memory admission), never what it computes (drfidelity.methods.base.run_job).
+#: a Dask cluster, memory admission) and records how long it took, never what it computes
+#: (drfidelity.methods.base.run_job).
 #: No stage depends on it, so an edit there reruns nothing; in exchange
 #: tests/test_executor_paths.py proves that every path makes the same bytes. What it imports is
 #: still followed.
 EXECUTOR = {"drfidelity.jobs.runner", "drfidelity.jobs.fresh", "drfidelity.jobs.cluster",
-            "drfidelity.jobs.memory"}
+            "drfidelity.jobs.memory", "drfidelity.jobs.times"}
 
 
 def package_modules(package: str) -> set[str]:

@@ -68,7 +68,8 @@ def test_editing_a_method_module_reruns_only_its_methods_maps(pipeline, module, 
                                     and s.partition("@")[2].split("-", 1)[1] in methods}
 
 
-@pytest.mark.parametrize("module", ["runner.py", "fresh.py", "cluster.py", "memory.py"])
+@pytest.mark.parametrize("module", ["runner.py", "fresh.py", "cluster.py", "memory.py",
+                                    "times.py"])
 def test_editing_the_job_executor_reruns_nothing(pipeline, module):
     """Where and when a job runs is not what it computes (tests/test_executor_paths.py)."""
     with (pipeline / "src/drfidelity/jobs" / module).open("a") as source:

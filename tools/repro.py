@@ -43,6 +43,8 @@ from pathlib import Path
 
 import yaml
 
+from drfidelity.jobs.times import record_stages
+
 RUNNING = re.compile(r"^Running stage '([^']+)':")
 UP_TO_DATE = re.compile(r"^Stage '([^']+)' didn't change, skipping")
 #: an edge of ``dvc dag --dot``: the first stage's outputs are the second one's inputs
@@ -144,13 +146,20 @@ def stages_to_run(files: list[str], force: bool, needs: dict[str, set[str]]) -> 
     if force:
         return list(needs)
     status = json.loads(dvc_output("status", "--json", *files))
-    chosen = {name.removeprefix("dvc.yaml:") for name in status if not name.endswith(".dvc")}
+    chosen = with_downstream({name.removeprefix("dvc.yaml:") for name in status
+                              if not name.endswith(".dvc")}, needs)
+    return [stage for stage in needs if stage in chosen]
+
+
+def with_downstream(stages: set[str], needs: dict[str, set[str]]) -> set[str]:
+    """``stages`` and every stage that reads from one of them, at any depth."""
+    chosen = set(stages)
     grew = True
     while grew:
         downstream = {stage for stage, sources in needs.items() if sources & chosen}
         grew = not downstream <= chosen
         chosen |= downstream
-    return [stage for stage in needs if stage in chosen]
+    return chosen
 
 
 def is_map_stage(stage: str) -> bool:
@@ -270,6 +279,8 @@ def main(argv: list[str]) -> int:
         up_to_date += len(needs) - len(plan)
         print("\n".join(summary(times, up_to_date, skips, time.perf_counter() - start,
                                 status)), flush=True)
+        if status == 0:
+            record_stages(Path.cwd(), times)
         return status
     return one_dvc_repro(args)
 
@@ -302,6 +313,8 @@ def one_dvc_repro(args: list[str]) -> int:
     if current:
         times[current] = end - since
     print("\n".join(summary(times, up_to_date, skips, end - start, dvc.returncode)), flush=True)
+    if dvc.returncode == 0:
+        record_stages(Path.cwd(), times)
     return dvc.returncode
 
 

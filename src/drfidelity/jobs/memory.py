@@ -35,23 +35,27 @@ class TooLargeForMachine(ValueError):
     """A job whose expected peak exceeds the memory available to the whole run."""
 
 
-def expected_peak(method: str, n: int) -> int:
-    """Bytes one job of ``method`` on ``n`` points is expected to hold at its peak.
-
-    Interpolated log-log between the measured sizes, the smallest one's value below them, and
-    growing as N² past the largest (pair-based methods hold all pairs).
-    """
-    anchors = PEAK_MIB.get(method)
-    if not anchors:
-        return OTHER_MIB * MIB
+def loglog(anchors: tuple[tuple[int, float], ...], n: int) -> float:
+    """The value at ``n`` of measurements (size, value), sizes ascending: interpolated log-log
+    between them, the smallest size's value below them, and growing as N² past the largest
+    (pair-based methods hold and visit all pairs)."""
     if n <= anchors[0][0]:
-        return anchors[0][1] * MIB
+        return anchors[0][1]
     for (n0, m0), (n1, m1) in zip(anchors, anchors[1:]):
         if n <= n1:
             slope = math.log(m1 / m0) / math.log(n1 / n0)
-            return int(m0 * (n / n0) ** slope * MIB)
+            return m0 * (n / n0) ** slope
     n_last, m_last = anchors[-1]
-    return int(m_last * (n / n_last) ** 2 * MIB)
+    return m_last * (n / n_last) ** 2
+
+
+def expected_peak(method: str, n: int) -> int:
+    """Bytes one job of ``method`` on ``n`` points is expected to hold at its peak: its
+    measured peaks at other sizes, :func:`loglog`."""
+    anchors = PEAK_MIB.get(method)
+    if not anchors:
+        return OTHER_MIB * MIB
+    return int(loglog(anchors, n) * MIB)
 
 
 def meminfo(field: str) -> int | None:

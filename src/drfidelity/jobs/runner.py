@@ -31,6 +31,7 @@ from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 from drfidelity.jobs.fresh import in_fresh_process, preload
 from drfidelity.jobs.memory import MemoryGate, expected_peak, meminfo
 from drfidelity.jobs.job import Job
+from drfidelity.jobs.times import record_jobs
 
 
 class JobsFailed(ValueError):
@@ -246,13 +247,17 @@ def run_all(label: str, todo: list[Job], inputs: dict[str, Input], workers: int,
             root: Path) -> tuple[dict[Job, object], dict[Job, str], dict[Job, str]]:
     """Run ``todo`` with progress lines: (maps, skip reasons, injected file per job).
 
-    Raises :class:`JobsFailed` naming every failed job once all have finished.
+    ``label`` is the stage and its item (``embed clusters``); when ``root`` is a pipeline folder
+    of a git checkout, a run without failures records each job's seconds under the stage
+    ``embed@clusters`` (:mod:`.times`). Raises :class:`JobsFailed` naming every failed job once
+    all have finished.
     """
     progress = Progress(label, todo, workers)
-    maps, skipped, injected = {}, {}, {}
+    maps, skipped, injected, took = {}, {}, {}, {}
 
     def collect(job: Job, Y, injected_file: Path | None, skip_reason: str | None,
                 seconds: float, raised: tuple[str, ...]) -> None:
+        took[job] = seconds
         if skip_reason is not None:
             skipped[job] = skip_reason
             progress.step(job, f"{job.describe()} skipped: {skip_reason}", seconds, raised)
@@ -268,4 +273,8 @@ def run_all(label: str, todo: list[Job], inputs: dict[str, Input], workers: int,
     failures = execute(todo, inputs, workers, collect, progress)
     if failures:
         raise JobsFailed(f"{label}: {len(failures)} job(s) failed: " + "; ".join(failures))
+    points = {config: _points(source) for config, source in inputs.items()}
+    record_jobs(root, label.replace(" ", "@", 1), [
+        (job.method, job.seed, job.config, points[job.config], seconds)
+        for job, seconds in took.items()])
     return maps, skipped, injected
