@@ -274,7 +274,8 @@ def run_all(label: str, todo: list[Job], inputs: dict[str, Input], workers: int,
     if failures:
         raise JobsFailed(f"{label}: {len(failures)} job(s) failed: " + "; ".join(failures))
     points = {config: _points(source) for config, source in inputs.items()}
-    record_jobs(root, label.replace(" ", "@", 1), [
+    # "embed clusters/UMAP" is DVC's stage embed@clusters-UMAP
+    record_jobs(root, label.replace(" ", "@", 1).replace("/", "-"), [
         (job.method, job.seed, job.config, points[job.config], seconds)
         for job, seconds in took.items()])
     return maps, skipped, injected
