@@ -40,15 +40,42 @@ def test_a_release_runs_every_stage_of_the_root_but_the_checkouts(tag):
     assert set(release) == set(root) - set(tool().CHECKOUT_STAGES)
     for name, stage in release.items():
         body, theirs = stage.get("do", stage), root[name].get("do", root[name])
-        assert body["cmd"] == theirs["cmd"]
+        assert body["cmd"].split(" --reuse ")[0].replace("${item.reuse}", "") == theirs["cmd"]
+        donors = {f"../../{_out}" for _out in (next(iter(o)) if isinstance(o, dict) else o
+                                               for o in theirs["outs"])}
         for dep in body["deps"]:
-            assert (dep.startswith(("../../src/", "../../method_code/"))
+            assert (dep.startswith(("../../src/", "../../method_code/")) or dep in donors
+                    or dep == "${item.donor}"
                     or not dep.startswith(("src/", "method_code/", "..", "/"))), dep
         assert "results/release_diff" not in body["deps"]
         assert not any("scale" in p for p in body.get("params", []) if isinstance(p, dict))
     compared = [next(iter(o)) for o in release["compare"]["outs"]]
     assert compared == [f"results/comparison_{tag.replace('.', '_')}.{ext}"
                         for ext in ("csv", "md")]
+
+
+def test_v1_4_0_takes_the_checkout_s_maps_where_the_settings_agree():
+    """The main benchmark (the same data, methods and settings in both) and the studies
+    whose params agree read the checkout's maps of the same stage; the random walk (8 series,
+    not 6) and the noise-dims grid (other dimensions) compute their own, and so does toorPIA
+    (its maps are the release's imports)."""
+    text = tool().release_pipeline("v1.4.0")
+    document = yaml.safe_load(text)
+    embed = document["stages"]["embed"]
+    donor = "../../embeddings/${item.dataset}/${item.method}"
+    assert embed["cmd"].endswith(f" --reuse {donor}") and donor in embed["deps"]
+    items = document["vars"][0]["study_maps"]
+    reusing = {key for key, item in items.items() if item["reuse"]}
+    expected = {key for key, item in items.items()
+                if item["study"] in ("addplot", "hyperparams", "sweep_outlier_factor",
+                                     "sweep_minority_frac") and item["method"] != "toorPIA"}
+    assert reusing == expected
+    for key, item in items.items():
+        if key in reusing:
+            assert item["donor"] == f"../../embeddings/{item['study']}/{item['method']}"
+            assert item["reuse"] == f" --reuse {item['donor']}"
+        else:
+            assert item["donor"] == item["maps"][1]  # a dep it has anyway
 
 
 @pytest.mark.parametrize("tag", LATER)
@@ -95,6 +122,7 @@ def test_a_stale_release_pipeline_is_named(monkeypatch, capsys, tmp_path):
     module = tool()
     written = tmp_path / "dvc.yaml"
     written.write_text("stages: {}\n")
+    shutil.copy(release_root(REPO, LATER[0]) / "params.yaml", tmp_path / "params.yaml")
     monkeypatch.setattr(module, "release_root", lambda repo, tag: tmp_path)
     assert module.main(["--check"]) == 1
     assert f"{tmp_path.name}/dvc.yaml" in capsys.readouterr().err

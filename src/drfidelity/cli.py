@@ -50,6 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
     stage.add_argument("--jobs", type=int, default=None,
                        help="embed and supplement_embed only: parallel jobs (default: "
                             "params.yaml `jobs`)")
+    stage.add_argument("--reuse", type=Path, default=None, metavar="FOLDER",
+                       help="embed and supplement_embed only: the checkout's map folder of the "
+                            "same stage; maps of the same input, settings and seed are taken "
+                            "from it instead of computed (what a release's dvc.yaml passes, "
+                            "naming the folder as a dependency)")
 
     score = sub.add_parser(
         "score", parents=[common], help="score an embedding of your own data",
@@ -145,7 +150,8 @@ def _run_stage(args: argparse.Namespace) -> int:
         # a stage whose caller is gone (dvc killed) must not run on and rewrite its outputs;
         # a pool's workers follow their stage
         runtime.die_with_parent(os.getppid())
-        pipeline.run_stage(params, module, args.dataset, root=Path("."), jobs=args.jobs)
+        pipeline.run_stage(params, module, args.dataset, root=Path("."), jobs=args.jobs,
+                           reuse=args.reuse)
     except Exception as exc:  # noqa: BLE001 - user_error re-raises what is not bad input
         return user_error(f"drfidelity stage {args.name}", exc, args.debug)
     return 0

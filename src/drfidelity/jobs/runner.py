@@ -25,12 +25,12 @@ import numpy as np
 
 from drfidelity.core import runtime
 from drfidelity.core.registry import METHODS
-from drfidelity.methods.base import EmbedContext, Outcome, injection_key, run_job
-from drfidelity.methods.external import cache_path
+from drfidelity.methods.base import EmbedContext, Outcome, run_job
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 from drfidelity.jobs.fresh import in_fresh_process, preload
 from drfidelity.jobs.memory import MemoryGate, expected_peak, meminfo
 from drfidelity.jobs.job import Job
+from drfidelity.jobs.reuse import injected_here
 from drfidelity.jobs.times import record_jobs
 
 
@@ -51,13 +51,7 @@ class Input:
 def runs_here(job: Job, context: EmbedContext | None) -> bool:
     """Whether the job needs files of this checkout: a method that reads them, or
     coordinates injected for this job."""
-    method = METHODS[job.method]
-    if method.local_only:
-        return True
-    if context is None or job.extend:
-        return False
-    folder, mode = injection_key(method, method.settings(job.kwargs))
-    return cache_path(context, folder, mode, job.seed).is_file()
+    return METHODS[job.method].local_only or injected_here(job, context)
 
 
 #: the input of the job this fresh process runs, set by its initializer
@@ -207,6 +201,8 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
     return one message per failed job instead of stopping early. A job whose peak exceeds the
     machine's memory is refused (:class:`~.memory.TooLargeForMachine`) before any job starts."""
     failures = []
+    if not todo:  # every map was taken from elsewhere (:mod:`.reuse`)
+        return failures
 
     def outcome(job: Job, result) -> None:
         try:
@@ -244,12 +240,15 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
 
 
 def run_all(label: str, todo: list[Job], inputs: dict[str, Input], workers: int,
-            root: Path) -> tuple[dict[Job, object], dict[Job, str], dict[Job, str]]:
+            root: Path, taken: dict[Job, object] | None = None
+            ) -> tuple[dict[Job, object], dict[Job, str], dict[Job, str]]:
     """Run ``todo`` with progress lines: (maps, skip reasons, injected file per job).
 
     ``label`` is the stage and its item (``embed clusters``); when ``root`` is a pipeline folder
     of a git checkout, a run without failures records each job's seconds under the stage
-    ``embed@clusters`` (:mod:`.times`). Raises :class:`JobsFailed` naming every failed job once
+    ``embed@clusters`` (:mod:`.times`). ``taken`` are jobs whose maps the stage took from the
+    checkout's pipeline (:mod:`.reuse`): returned with the rest and recorded at 0 s, what they
+    cost a rebuild of this pipeline. Raises :class:`JobsFailed` naming every failed job once
     all have finished.
     """
     progress = Progress(label, todo, workers)
@@ -273,6 +272,8 @@ def run_all(label: str, todo: list[Job], inputs: dict[str, Input], workers: int,
     failures = execute(todo, inputs, workers, collect, progress)
     if failures:
         raise JobsFailed(f"{label}: {len(failures)} job(s) failed: " + "; ".join(failures))
+    maps.update(taken or {})
+    took.update(dict.fromkeys(taken or {}, 0.0))
     points = {config: _points(source) for config, source in inputs.items()}
     # "embed clusters/UMAP" is DVC's stage embed@clusters-UMAP
     record_jobs(root, label.replace(" ", "@", 1).replace("/", "-"), [

@@ -2,7 +2,8 @@
 
 A stage is a module of this package with a ``run`` function and a module-level ``TARGET``:
 ``"dataset"`` (``run(params, dataset, root)``), ``"study"`` (``run(params, study, root)``) or
-``None`` (``run(params, root)``); a ``run`` with a ``jobs`` keyword gets ``--jobs``. The stages
+``None`` (``run(params, root)``); a ``run`` with a ``jobs`` or ``reuse`` keyword gets ``--jobs``
+or ``--reuse``. The stages
 are the modules of this folder, found by name alone: a stage command imports its own module and
 reads no other, so adding or editing a stage changes no other stage's code.
 """
@@ -28,10 +29,15 @@ def stage_module(name: str) -> ModuleType:
 
 
 def run_stage(params: Params, stage: str | ModuleType, target: str | None, *, root: Path,
-              jobs: int | None = None) -> None:
+              jobs: int | None = None, reuse: Path | None = None) -> None:
     """Run ``stage`` (a name or its module) for the dataset or study ``target`` where it
-    takes one."""
+    takes one; ValueError for ``reuse`` given to a stage that makes no maps."""
     module = stage_module(stage) if isinstance(stage, str) else stage
     args = (params,) if module.TARGET is None else (params, target)
-    options = {"jobs": jobs} if "jobs" in inspect.signature(module.run).parameters else {}
+    accepted = inspect.signature(module.run).parameters
+    if reuse is not None and "reuse" not in accepted:
+        raise ValueError(f"--reuse is for the map stages (embed, supplement_embed), not "
+                         f"{module.__name__.rsplit('.', 1)[-1]}")
+    options = {key: value for key, value in (("jobs", jobs), ("reuse", reuse))
+               if key in accepted}
     module.run(*args, root, **options)

@@ -8,7 +8,9 @@ in ``params.jobs`` worker processes, or on a Dask cluster when ``DRFIDELITY_SCHE
 on the worker or the order, so a parallel or distributed run is byte-identical to a serial one.
 A method that cannot run here (:class:`~drfidelity.methods.SkipMethod`, e.g. toorPIA without
 cache and key) is recorded in ``status.json`` with its reason and the stage succeeds; any other
-error fails the stage after the remaining jobs finished, naming the method and seed.
+error fails the stage after the remaining jobs finished, naming the method and seed. A
+release's stage passes the checkout's map folder of the same stage (``--reuse``) and takes the
+maps of the same computation from it (:mod:`drfidelity.jobs.reuse`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from drfidelity.core.layout import data_dir, load_data, method_maps_dir
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
+from drfidelity.jobs.reuse import reused_map, taken_maps
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.base import EmbedContext
 
@@ -39,7 +42,8 @@ def used_settings(params: Params, name: str, n: int) -> dict:
     return method.used(method.settings(params.method_params.get(name, {})), n)
 
 
-def run(params: Params, target: str, root: Path, jobs: int | None = None) -> None:
+def run(params: Params, target: str, root: Path, jobs: int | None = None,
+        reuse: Path | None = None) -> None:
     dataset, name = target.split("/")
     meta, _ = load_data(params, dataset, root)  # the jobs read X.npy: checked here first
     fingerprint, n = meta["fingerprint"], meta["shape"][0]
@@ -51,8 +55,12 @@ def run(params: Params, target: str, root: Path, jobs: int | None = None) -> Non
                   f"N = {n} (recorded in status.json)", flush=True)
     context = EmbedContext(root=root, dataset=dataset, tag=params.tag)
     inputs = {"": Input({"X": str(data_dir(root, dataset) / "X.npy")}, context)}
-    maps, skipped, injected = run_all(f"embed {target}", plan(params, name), inputs,
-                                      jobs or params.jobs, root)
+    todo = plan(params, name)
+    taken = {} if reuse is None else taken_maps(
+        f"embed {target}", todo, reuse,
+        lambda job: reused_map(reuse, job, fingerprint, used, {f"seed{job.seed}": -1}, n, context))
+    maps, skipped, injected = run_all(f"embed {target}", [j for j in todo if j not in taken],
+                                      inputs, jobs or params.jobs, root, taken)
     if skipped:
         entry = {"status": "skipped", "reason": next(iter(skipped.values()))}
     else:

@@ -11,5 +11,6 @@ from drfidelity.supplements.embedding import embed_study
 TARGET = "study/method"  # what the stage runs on (see drfidelity.pipeline)
 
 
-def run(params: Params, target: str, root: Path, jobs: int | None = None) -> None:
-    embed_study(params, target, root, jobs)
+def run(params: Params, target: str, root: Path, jobs: int | None = None,
+        reuse: Path | None = None) -> None:
+    embed_study(params, target, root, jobs, reuse)

@@ -6,7 +6,9 @@ that method's maps alone. Its (input, seed) jobs run in the pool of
 :mod:`drfidelity.jobs.runner`, all inputs of the study at once, so two workers stay busy across
 the values of a sweep. Each input's ``status.json`` records per map label its seeds, settings,
 and whether it was injected or skipped (with the reason); a method the study does not run (not
-in its grid, say) leaves an empty one.
+in its grid, say) leaves an empty one. A release's stage takes the maps of the same
+computation from the checkout's map folder of the same stage (``reuse``:
+:mod:`drfidelity.jobs.reuse`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
+from drfidelity.jobs.job import Job
+from drfidelity.jobs.reuse import reused_map, taken_maps
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.base import EmbedContext
 from drfidelity.studies import study
@@ -32,9 +36,16 @@ def _input_meta(root: Path, name: str, key: str) -> dict:
     return json.loads(path.read_text())
 
 
-def embed_study(params: Params, target: str, root: Path, jobs: int | None = None) -> None:
+def _used(method: str, job: Job, meta: dict) -> dict:
+    """The settings ``job`` runs with on its input (params over defaults, clamped to N)."""
+    return METHODS[method].used(METHODS[method].settings(job.kwargs), meta["shape"][0])
+
+
+def embed_study(params: Params, target: str, root: Path, jobs: int | None = None,
+                reuse: Path | None = None) -> None:
     """Target ``<study>/<method>``: the method's maps of the study's inputs in
-    ``data/{study}/`` -> ``embeddings/{study}/{method}/``."""
+    ``data/{study}/`` -> ``embeddings/{study}/{method}/``; with ``reuse``, the maps of the same
+    computation are taken from that folder (the checkout's of this stage)."""
     name, method = target.split("/")
     where = f"supplement_embed {target}"
     spec = study(name)
@@ -52,11 +63,15 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
                    if config.context else None)
         inputs[config.key] = Input({k: str(folder / f"{k}.npy") for k in keys}, context)
     todo = [job for config in configs for job in mine[config.key]]
-    maps, skipped, injected = run_all(where, todo, inputs, jobs or params.jobs, root)
+    taken = {} if reuse is None else taken_maps(where, todo, reuse, lambda job: reused_map(
+        reuse / job.config, job, metas[job.config]["fingerprint"],
+        _used(method, job, metas[job.config]), map_names(job), metas[job.config]["shape"][0],
+        inputs[job.config].context))
+    maps, skipped, injected = run_all(where, [job for job in todo if job not in taken], inputs,
+                                      jobs or params.jobs, root, taken)
 
     arrays, texts = {}, {}
     for config in configs:
-        n = metas[config.key]["shape"][0]
         status: dict[str, dict] = {}
         for job in mine[config.key]:
             entry = status.setdefault(job.name, {"status": "ok", "seeds": [], "injected": {}})
@@ -66,7 +81,7 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
             if entry["status"] != "ok":
                 continue
             entry["seeds"].append(job.seed)
-            entry["settings"] = METHODS[method].used(METHODS[method].settings(job.kwargs), n)
+            entry["settings"] = _used(method, job, metas[config.key])
             if job in injected:
                 entry["injected"][str(job.seed)] = injected[job]
             for stem, index in map_names(job).items():
