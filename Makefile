@@ -11,9 +11,6 @@ FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
 # already runs `jobs` map jobs side by side, and at 2 the full pipeline took longer (64 min
 # against 58-61) holding two stages' memory at once; kick-the-tires' small stages run two at a time.
 STAGES ?= 1
-# Where rebuilds record their job and stage times (src/drfidelity/jobs/times.py): they change
-# with every rebuild, so no byte-for-byte comparison below looks at them.
-TIMES := benchmarks/times
 
 .PHONY: venv wiring repro rescore verify verify-main test test-slow kick bench scale lock paper image image-check
 
@@ -29,8 +26,7 @@ repro: venv           ## bring in the imports (toorPIA's maps), recompute every 
 	$(if $(RELEASE),python tools/release_pipeline.py)
 	python tools/repro.py --stages $(STAGES) --force $(FOLDER)/dvc.yaml
 	dvc status --no-updates $(FOLDER)/dvc.yaml
-	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html) \
-	    ':(exclude)$(TIMES)'
+	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html)
 	@echo "repro: every committed output came back byte for byte"
 
 rescore: venv         ## restore the maps from the map store (store/), rerun every other stage of RELEASE, compare with git
@@ -38,8 +34,7 @@ rescore: venv         ## restore the maps from the map store (store/), rerun eve
 	$(if $(RELEASE),python tools/release_pipeline.py)
 	python tools/repro.py --stages $(STAGES) --keep-maps --force $(FOLDER)/dvc.yaml
 	dvc status --no-updates $(FOLDER)/dvc.yaml
-	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html) \
-	    ':(exclude)$(TIMES)'
+	git diff --exit-code --stat -- $(addprefix $(FOLDER)/,dvc.lock results figures paper REPORT.md REPORT.html)
 	@echo "rescore: every committed output came back byte for byte from the stored maps"
 
 verify: venv          ## the reviewer's verdict: a fresh clone of HEAD rebuilds RELEASE's committed outputs?
