@@ -171,8 +171,11 @@ def restore_maps(root: Path) -> str | None:
     map stages read (the datasets and the studies' inputs); None when all is there, else one
     line saying what is missing (the stages of a missing map recompute it)."""
     targets = map_outputs(root)
-    pulled = subprocess.run(["dvc", "pull", "--quiet", *targets], cwd=root,
-                            capture_output=True, text=True)
+    # the pipelines as targets, not their 176 map folders: DVC then builds its index once
+    # (16 s instead of 4.6 min); their data outputs are never in the store (--allow-missing)
+    pulled = subprocess.run(["dvc", "pull", "--quiet", "--allow-missing",
+                             *[(folder / "dvc.yaml").as_posix() for folder in pipelines(root)]],
+                            cwd=root, capture_output=True, text=True)
     absent = [t for t in targets if not (root / t).is_dir()]
     problems = []
     if absent:
