@@ -163,3 +163,16 @@ def test_docs_quote_the_committed_knobs_and_rules():
                    f"below {scaling.MEMORY_FLOOR_MIB:g} MiB",
                    f"gradients at {FFT_FROM_N:,} points"):
         assert quoted in text, quoted
+
+
+def test_the_frozen_stage_s_lock_records_its_code_as_it_is():
+    """DVC never reruns the frozen stage, so nothing moves its lock entry when its code does;
+    a full rebuild (``make verify``) then rewrites those lines and finds the lock differing.
+    An edit of its code is recorded with ``dvc commit scale`` (its outputs are this machine's
+    timings, not rebuilt)."""
+    from dvc.repo import Repo
+
+    with Repo(str(REPO)) as repo:
+        (stage,) = repo.stage.collect("scale")
+        changed = {str(dep): dep.status() for dep in stage.deps if dep.status()}
+    assert stage.frozen and not changed, f"run `dvc commit scale`: {changed}"
