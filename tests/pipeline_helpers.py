@@ -101,18 +101,18 @@ def stage(root: Path, *args: str, check: bool = True) -> subprocess.CompletedPro
 
 
 def stage_here(root: Path, name: str, target: str | None = None, *,
-               jobs: int | None = None) -> None:
-    """``drfidelity stage name [target] [--jobs jobs]`` in this process, from ``root`` as DVC
-    runs it (what the command runs after parsing its arguments). The kernels numba compiled
-    for one stage then serve every later one; a fresh process compiles the metric engine
-    again (tens of seconds per score stage). The command line itself is tested through
+               jobs: int | None = None, reuse: Path | None = None) -> None:
+    """``drfidelity stage name [target] [--jobs jobs] [--reuse reuse]`` in this process, from
+    ``root`` as DVC runs it (what the command runs after parsing its arguments). The kernels
+    numba compiled for one stage then serve every later one; a fresh process compiles the
+    metric engine again (tens of seconds per score stage). The command line itself is tested through
     :func:`stage`."""
     from drfidelity import pipeline
     from drfidelity.core.params import load_params
 
     with contextlib.chdir(root):
         pipeline.run_stage(load_params(Path("params.yaml")), name, target, root=Path("."),
-                           jobs=jobs)
+                           jobs=jobs, reuse=reuse)
 
 
 def build_dataset(root: Path, dataset: str, run_stage=stage) -> None:

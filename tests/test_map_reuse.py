@@ -5,7 +5,6 @@ own files makes it compute (or inject) instead."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -13,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline_helpers import copy_run, set_params, stage
+from pipeline_helpers import copy_run, set_params, stage, stage_here, tree_digest
 
-from drfidelity import pipeline
 from drfidelity.core.params import load_params
 from drfidelity.jobs.job import Job
 from drfidelity.jobs.reuse import reused_map
@@ -23,22 +21,11 @@ from drfidelity.jobs.reuse import reused_map
 DONE = "embeddings/density/t-SNE"  # two seeds, a stochastic method: the shared run's
 
 
-def reuse_stage(root: Path, name: str, target: str, donor: Path) -> None:
-    """What a release's ``drfidelity stage <name> <target> --reuse <donor>`` runs."""
-    with contextlib.chdir(root):
-        pipeline.run_stage(load_params(Path("params.yaml")), name, target, root=Path("."),
-                           jobs=1, reuse=donor)
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 @pytest.fixture
 def release(small_run, tmp_path) -> Path:
     """A copy of the shared run standing for a later release of the same configuration,
     its maps of ``DONE`` removed."""
+    assert len(tree_digest(small_run, DONE)) == 3  # status.json and two seeds' maps
     root = copy_run(small_run, tmp_path / "release")
     shutil.rmtree(root / DONE)
     return root
@@ -46,11 +33,11 @@ def release(small_run, tmp_path) -> Path:
 
 def test_the_same_computation_is_copied_byte_for_byte(small_run, release, capsys):
     capsys.readouterr()
-    reuse_stage(release, "embed", "density/t-SNE", small_run / DONE)
+    stage_here(release, "embed", "density/t-SNE", jobs=1, reuse=small_run / DONE)
     log = capsys.readouterr().out
     assert f"2 of 2 maps taken from {small_run / DONE}" in log and "0 to compute" in log
     assert "t-SNE seed" not in log  # no job ran
-    assert files(release / DONE) == files(small_run / DONE)
+    assert tree_digest(release, DONE) == tree_digest(small_run, DONE)
 
 
 def test_only_the_seeds_the_checkout_made_are_taken_and_the_rest_computes_the_same(
@@ -60,10 +47,10 @@ def test_only_the_seeds_the_checkout_made_are_taken_and_the_rest_computes_the_sa
     record["methods"]["t-SNE"]["seeds"] = [0]
     (donor / "status.json").write_text(json.dumps(record))
     capsys.readouterr()
-    reuse_stage(release, "embed", "density/t-SNE", donor)
+    stage_here(release, "embed", "density/t-SNE", jobs=1, reuse=donor)
     log = capsys.readouterr().out
     assert "1 of 2 maps taken" in log and "t-SNE seed 1" in log
-    assert files(release / DONE) == files(small_run / DONE)
+    assert tree_digest(release, DONE) == tree_digest(small_run, DONE)
 
 
 @pytest.mark.parametrize("change", ["data", "settings", "injected"])
@@ -82,15 +69,15 @@ def test_a_different_computation_is_not_taken(small_run, release, tmp_path, caps
     for seed in (0, 1):  # maps a copy would betray
         np.save(donor / f"seed{seed}.npy", np.zeros_like(np.load(donor / f"seed{seed}.npy")))
     capsys.readouterr()
-    reuse_stage(release, "embed", "density/t-SNE", donor)
+    stage_here(release, "embed", "density/t-SNE", jobs=1, reuse=donor)
     assert "0 of 2 maps taken" in capsys.readouterr().out
-    assert files(release / DONE) == files(small_run / DONE)
+    assert tree_digest(release, DONE) == tree_digest(small_run, DONE)
 
 
 def test_other_settings_in_the_release_compute_their_own_maps(small_run, release, capsys):
     set_params(release, method_params={"t-SNE": {"perplexity": 12}})
     capsys.readouterr()
-    reuse_stage(release, "embed", "density/t-SNE", small_run / DONE)
+    stage_here(release, "embed", "density/t-SNE", jobs=1, reuse=small_run / DONE)
     assert "0 of 2 maps taken" in capsys.readouterr().out
     record = json.loads((release / DONE / "status.json").read_text())
     assert record["methods"]["t-SNE"]["settings"]["perplexity"] == 12
@@ -109,7 +96,8 @@ def test_coordinates_injected_into_the_release_win_over_the_checkout_s(small_run
     tag = load_params(release / "params.yaml").tag
     store(Y, X, EmbedContext(release, "density", tag), "pca", "embedding", 0, {"source": "test"})
     capsys.readouterr()
-    reuse_stage(release, "embed", "density/PCA", small_run / "embeddings/density/PCA")
+    stage_here(release, "embed", "density/PCA", jobs=1,
+               reuse=small_run / "embeddings/density/PCA")
     log = capsys.readouterr().out
     assert "0 of 1 maps taken" in log and "PCA seed 0 injected from" in log
     assert np.array_equal(np.load(release / "embeddings/density/PCA/seed0.npy"), Y)
@@ -128,14 +116,16 @@ def test_a_method_that_reads_the_release_s_own_files_is_never_taken(tmp_path):
 def test_a_study_s_maps_are_taken_input_by_input(small_run, tmp_path, capsys):
     done = "embeddings/sweep_outlier_factor/PCA"
     release = copy_run(small_run, tmp_path / "release")
+    assert tree_digest(small_run, done)
     shutil.rmtree(release / done)
     capsys.readouterr()
-    reuse_stage(release, "supplement_embed", "sweep_outlier_factor/PCA", small_run / done)
+    stage_here(release, "supplement_embed", "sweep_outlier_factor/PCA", jobs=1,
+               reuse=small_run / done)
     log = capsys.readouterr().out
     taken, planned = (int(n) for n in log.split(" maps taken")[0].rsplit("] ", 1)[1]
                       .split(" of "))
     assert taken == planned > 1 and "0 to compute" in log
-    assert files(release / done) == files(small_run / done)
+    assert tree_digest(release, done) == tree_digest(small_run, done)
 
 
 def test_reuse_is_refused_by_a_stage_that_makes_no_maps(small_run):
