@@ -5,8 +5,13 @@ Each method runs in its own fresh interpreter, so "first" includes that method's
 JIT compilation (UMAP's numba, PCC's torchdr) and no other method's; "warm" is a second call
 with the same seed in the same process (wall and CPU seconds).
 
+``--mkl-sqrt-anchor`` adds, for PyMDE and PCC, a row with torch's own square root (MKL's vector
+math, which is not the same bits on AMD and Intel CPUs) beside the IEEE one they use, each in its
+own interpreter, run alternately: the cost of computing those square roots portably.
+
     .venv/bin/python benchmarks/bench_methods.py                # all methods, Markdown table
     .venv/bin/python benchmarks/bench_methods.py --methods PCA UMAP
+    .venv/bin/python benchmarks/bench_methods.py --methods PyMDE PCC --mkl-sqrt-anchor
 """
 
 from __future__ import annotations
@@ -24,10 +29,18 @@ import time  # noqa: E402
 N, D, DATA_SEED, SNR = 1000, 768, 0, 1
 
 
-def time_method(name: str) -> dict[str, float]:
-    """First-call and warm timings of one method in this process."""
+#: the torch-based methods, whose square roots drfidelity takes in IEEE arithmetic
+TORCH_METHODS = ("PyMDE", "PCC")
+
+
+def time_method(name: str, mkl_sqrt: bool = False) -> dict[str, float]:
+    """First-call and warm timings of one method in this process; with ``mkl_sqrt``, torch
+    keeps its own (MKL) square root: the anchor of the IEEE one."""
     from drfidelity.datasets import generate
-    from drfidelity.methods import embed, get_method
+    from drfidelity.methods import embed, get_method, torch_setup
+
+    if mkl_sqrt:
+        torch_setup.use_ieee_square_root = lambda torch: None
 
     X = generate("density", n=N, d=D, data_seed=DATA_SEED, snr=SNR)["X"]
     method = get_method(name)
@@ -45,21 +58,29 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--mkl-sqrt-anchor", action="store_true",
+                        help="also time PyMDE and PCC with torch's own (MKL) square root")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--mkl-sqrt", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(time_method(args.worker)))
+        print(json.dumps(time_method(args.worker, args.mkl_sqrt)))
         return
     print(f"density N={N} D={D} data_seed={DATA_SEED} SNR={SNR}, seed 0, one thread, "
           f"numerics {runtime.current_mode()}\n")
     print("| method | first call, wall s | warm, wall s | warm, CPU s |")
     print("|---|---:|---:|---:|")
     for name in args.methods:
-        done = subprocess.run([sys.executable, __file__, "--worker", name],
-                              capture_output=True, text=True, check=True)
-        t = json.loads(done.stdout.strip().splitlines()[-1])
-        print(f"| {name} | {t['first_wall']:.2f} | {t['warm_wall']:.2f} | {t['warm_cpu']:.2f} |",
-              flush=True)
+        variants = [[]]
+        if args.mkl_sqrt_anchor and name in TORCH_METHODS:
+            variants.append(["--mkl-sqrt"])
+        for variant in variants:
+            done = subprocess.run([sys.executable, __file__, "--worker", name, *variant],
+                                  capture_output=True, text=True, check=True)
+            t = json.loads(done.stdout.strip().splitlines()[-1])
+            label = f"{name}, torch's MKL sqrt (anchor)" if variant else name
+            print(f"| {label} | {t['first_wall']:.2f} | {t['warm_wall']:.2f} "
+                  f"| {t['warm_cpu']:.2f} |", flush=True)
 
 
 if __name__ == "__main__":
