@@ -33,7 +33,10 @@ def missing_shared(reason: str) -> None:
 def reference_dir() -> Path:
     """``../shared/reference-v1.3.0`` (see :func:`missing_shared` when it is absent)."""
     if not REFERENCE.is_dir():
-        missing_shared(f"reference data not found at {REFERENCE} (set DRFIDELITY_SHARED)")
+        missing_shared(f"the previous release's reference inputs, maps and tables are not at "
+                       f"{REFERENCE}: they ship beside the repository as "
+                       "../shared/reference-v1.3.0; put them there, or set DRFIDELITY_SHARED "
+                       "to the folder that holds reference-v1.3.0")
     return REFERENCE
 
 
@@ -57,8 +60,9 @@ def published_folder(shared_name: str, imported_name: str) -> Path:
                  if p.out.name == imported_name and p.rev == "v1.3.0"]
     if is_present(REPO, pointer):
         return REPO / pointer.out
-    missing_shared(f"neither {REFERENCE / shared_name} nor the import {pointer.out} is there "
-                   "(python tools/imports.py restores it)")
+    missing_shared(f"the previous release's published {imported_name.replace('_', ' ')} are "
+                   f"neither in {REFERENCE / shared_name} nor at {pointer.out}: "
+                   "`python tools/imports.py` restores the import (offline from ../shared)")
 
 
 @pytest.fixture(scope="session")
@@ -79,7 +83,10 @@ def shared_imports(reference_dir: Path) -> Path:
     shared = reference_dir.parent
     for needed in ("dvc-remote", "upstream-v1.3.0-imports", "toorpia-v1.3.0"):
         if not (shared / needed).is_dir():
-            missing_shared(f"{shared / needed} not found: cannot restore the imports")
+            missing_shared(f"{shared / needed} not found: the previous release's import "
+                           "pointers and DVC objects ship beside the repository in ../shared "
+                           "(or DRFIDELITY_SHARED), and without them the imports cannot be "
+                           "restored offline")
     return shared
 
 
