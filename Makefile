@@ -1,4 +1,6 @@
-# The two commands of the README, and a few more. Everything runs from the locked venv.
+# The commands of the README (make kick, repro, verify, test), and a few more. What each does:
+# docs/reproducing.md; how long each takes: docs/performance.md. Everything runs from the
+# locked venv.
 VENV ?= .venv
 BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)

@@ -19,7 +19,8 @@ forkserver and the job processes forked from it): interpreter start and imports;
 compiles; the rest, numba cache loads included. DVC's time outside the stages (collecting the
 pipeline, between stages, the experiment's commit) and, in kick's cold run, the copy count as
 DVC. The stage processes' CPU seconds by part are printed too: on a loaded machine they say
-more than the wall times. The script ends with the README's table.
+more than the wall times. The script ends with the table that docs/performance.md,
+"Exploring runs", reports.
 """
 
 from __future__ import annotations

@@ -76,9 +76,9 @@ def test_the_store_holds_maps_only_and_no_large_file():
 
 def test_a_fresh_clone_restores_the_maps_offline_and_no_map_stage_is_stale(tmp_path,
                                                                            shared_imports):
-    """What the README's setup does on a new machine: the imports from ``../shared``'s DVC
-    objects (no network), the maps from the store, the data regenerated; then DVC has no map
-    stage to run in either pipeline."""
+    """What ``tools/imports.py`` does on a new machine (docs/reproducing.md): the imports
+    from ``../shared``'s DVC objects (no network), the maps from the store, the data
+    regenerated; then DVC has no map stage to run in either pipeline."""
     from conftest import fill_cache
 
     clone = tmp_path / "clone"

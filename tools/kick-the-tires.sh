@@ -2,9 +2,9 @@
 # Kick-the-tires: run the whole DVC pipeline (every stage, every method in params.yaml) on small
 # data (N=300, D=64, 2 seeds, PyMDE and PCC on 50 iterations; every supplement on a few small
 # inputs: the kick profile of tools/profiles.py) in a throwaway copy of this checkout, leaving
-# the checkout untouched. Takes 3-4 minutes (170-231 s measured), two stages at a time
-# (tools/repro.py --stages 2), mostly the start-up of its 38 stages and their job processes
-# (benchmarks/bench_pipeline.py). Needs the project's environment on PATH (make kick does it).
+# the checkout untouched. Runs two stages at a time (tools/repro.py --stages 2); its time, mostly
+# the start-up of its stages and their job processes, is in docs/performance.md ("make kick").
+# Needs the project's environment on PATH (make kick does it).
 #
 # Usage: tools/kick-the-tires.sh [WORKDIR]      (default: a new temporary directory)
 set -euo pipefail
