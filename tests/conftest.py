@@ -15,7 +15,8 @@ runtime.configure("exact")
 
 import pytest  # noqa: E402
 
-from pipeline_helpers import REPO, build_small_run, import_pointers, run, tree_digest  # noqa: E402
+from pipeline_helpers import (REPO, build_small_run, fill_cache, import_pointers, run,  # noqa: E402
+                              tree_digest)
 
 SHARED = Path(os.environ.get("DRFIDELITY_SHARED", REPO.parent / "shared"))
 REFERENCE = SHARED / "reference-v1.3.0"
@@ -88,13 +89,6 @@ def shared_imports(reference_dir: Path) -> Path:
                            "(or DRFIDELITY_SHARED), and without them the imports cannot be "
                            "restored offline")
     return shared
-
-
-def fill_cache(root: Path, shared: Path) -> None:
-    """Copy the shared DVC objects into ``root``'s cache: what a successful ``dvc pull`` of the
-    imports (a clone of the previous release's repository) leaves there, without a network."""
-    shutil.copytree(shared / "dvc-remote" / "files", root / ".dvc" / "cache" / "files",
-                    dirs_exist_ok=True)
 
 
 @pytest.fixture(scope="session")

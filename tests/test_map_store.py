@@ -79,7 +79,7 @@ def test_a_fresh_clone_restores_the_maps_offline_and_no_map_stage_is_stale(tmp_p
     """What ``tools/imports.py`` does on a new machine (docs/reproducing.md): the imports
     from ``../shared``'s DVC objects (no network), the maps from the store, the data
     regenerated; then DVC has no map stage to run in either pipeline."""
-    from conftest import fill_cache
+    from pipeline_helpers import fill_cache
 
     clone = tmp_path / "clone"
     run(["git", "clone", "-q", str(REPO), str(clone)], tmp_path)

@@ -23,10 +23,8 @@ from drfidelity.datasets.noise_dims import make_noise_dims
 from drfidelity.methods import EmbedContext
 from drfidelity.methods.external import MANIFEST, load_cached
 from drfidelity.core.storage import fingerprint
-from conftest import fill_cache
-from pipeline_helpers import import_pointers, run, workspace
+from pipeline_helpers import REPO, fill_cache, import_pointers, run, workspace
 
-REPO = Path(__file__).resolve().parents[1]
 CANONICAL = ("density", "transition", "clusters", "outliers", "populations")
 MAP = "density/toorpia/embedding/n1000_d768_snr1/seed0.npy"
 

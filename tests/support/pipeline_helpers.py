@@ -1,4 +1,6 @@
-"""Shared helpers for pipeline tests: throwaway workspaces and CLI/DVC calls."""
+"""Shared helpers for the tests of every tier (tests/unit, tests/pipeline, tests/tooling): the
+repository root, throwaway workspaces and CLI/DVC calls. ``tests/support`` is on ``sys.path``
+(``pythonpath`` in pyproject.toml's ``[tool.pytest.ini_options]``)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ from pathlib import Path
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+#: the repository root (this file is tests/support/pipeline_helpers.py)
+REPO = Path(__file__).resolve().parents[2]
+#: this folder, for a fresh interpreter that imports the helpers or a test module
+SUPPORT = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(REPO / "tools"))
 from profiles import small_supplements  # noqa: E402  (tools/ is not a package)
@@ -38,6 +43,13 @@ PIPELINE_FILES = ["dvc.yaml", "studies.yaml", "params.yaml", "external_embedding
                   # the frozen scale stage's knobs and committed record (the report reads it)
                   "scale.yaml", "results/scale_runs.csv", "results/scale_exponents.csv",
                   "results/scale_machine.json"]
+
+
+def fill_cache(root: Path, shared: Path) -> None:
+    """Copy the shared DVC objects into ``root``'s cache: what a successful ``dvc pull`` of the
+    imports (a clone of the previous release's repository) leaves there, without a network."""
+    shutil.copytree(shared / "dvc-remote" / "files", root / ".dvc" / "cache" / "files",
+                    dirs_exist_ok=True)
 
 
 def copy_from_checkout(root: Path, names: list[str]) -> None:
