@@ -25,8 +25,8 @@ import pytest
 from dockerfile_parse import DockerfileParser
 
 from drfidelity.core import runtime
+from pipeline_helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 #: docker/README.md's experiment: the quick profile (tools/profiles.py), so that CI's clean
 #: clone runs it in a minute or two; the full-size recompute is verify-main's
 QUICK = "-S 'datasets=[clusters]' -S 'methods=[PCA,UMAP]' -S seeds=1"

@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 import yaml
 
+from pipeline_helpers import REPO
 from report_helpers import require_tool
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[1]
 #: what `dvc plots` reads: the pipeline file with its plots, the files it interpolates (its
 #: `vars:`, read from it below, and the params), the DVC config (which names the page template),
 #: the templates and the curves

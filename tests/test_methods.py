@@ -18,6 +18,7 @@ from canary import canary
 from drfidelity.core.registry import clamp_neighbours, clamp_perplexity
 from drfidelity.methods import (METHODS, NotOperable, SkipMethod, embed, embed_extend, get_method,
                                 mde, pcc_method)
+from pipeline_helpers import SUPPORT
 
 #: Fewer iterations where a knob allows; every other setting is the benchmark's.
 QUICK = {"PyMDE": {"max_iter": 60}, "PCC": {"num_epochs": 60}}
@@ -79,8 +80,10 @@ def test_stochastic_methods_depend_on_the_seed(name, X):
 
 
 def run_fresh(body: str, env: dict[str, str] | None = None) -> dict[str, str]:
-    """Run ``body`` in a new interpreter that can import this module; return its JSON output."""
-    code = (f"import json, sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+    """Run ``body`` in a new interpreter that can import this module (and the helpers it
+    imports, in tests/support); return its JSON output."""
+    folders = [str(Path(__file__).parent), str(SUPPORT)]
+    code = (f"import json, sys\nsys.path[:0] = {folders!r}\n"
             "from test_methods import COMPUTED, digest, make_data, run\n"
             + textwrap.dedent(body))
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import copy
 import math
-from pathlib import Path
 
 import pytest
 import yaml
 
 from drfidelity.core.params import ParamsError, load_params, parse_params
+from pipeline_helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 COMMITTED = yaml.safe_load((REPO / "params.yaml").read_text())
 
 

@@ -13,6 +13,7 @@ from drfidelity.core.layout import (release_maps_dir, release_paper_tables_dir,
                                     release_params_path, release_results_dir)
 from drfidelity.core.params import load_params
 from drfidelity.release_diff import Release, diff_releases, ranking_both_ways
+from pipeline_helpers import REPO
 
 MAP = "outliers/toorpia/embedding/n1000_d768_snr1/seed0.npy"
 
@@ -156,11 +157,10 @@ def test_sigma_from_both_releases_medians_under_both_rules(tmp_path):
 @pytest.fixture(scope="module")
 def published(imported_root):
     """v1.3.0 against v1.4.0, from their DVC imports restored offline."""
-    repo = Path(__file__).parents[1]
     old, new = (Release(tag, release_results_dir(imported_root, tag),
                         release_paper_tables_dir(imported_root, tag),
                         release_maps_dir(imported_root, tag),
-                        load_params(release_params_path(repo, tag)).ranking)
+                        load_params(release_params_path(REPO, tag)).ranking)
                 for tag in ("v1.3.0", "v1.4.0"))
     return diff_releases(old, new)
 

@@ -17,9 +17,8 @@ import yaml
 
 from drfidelity.core.layout import RELEASES, published_release, release_root
 from drfidelity.core.params import load_params
-from pipeline_helpers import run
+from pipeline_helpers import REPO, run
 
-REPO = Path(__file__).resolve().parents[1]
 LATER = RELEASES[1:]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,6 +15,7 @@ from drfidelity.report.latex import latex_cell, latex_table
 from drfidelity.report.markdown import markdown_table
 from drfidelity.report.ranking import composite_points
 from drfidelity.report.tables import format_value, headline, ranking_table
+from pipeline_helpers import REPO
 
 # the v1.3.0 REPORT.md: rows in Σ order with (points per scored column, Σ).
 PUBLISHED_RANKING = {
@@ -137,7 +137,6 @@ def test_renderers_keep_every_method(published):
 
 # ---------------------------------------------------------------- Σ highlighting, every table
 
-REPO = Path(__file__).resolve().parents[1]
 MD_MARK = re.compile(r"^(\*\*|\*)?(-?\d+)(?:\*\*|\*)?$")
 TEX_MARK = re.compile(r"^(?:\\text(bf|it)\{)?(-?\d+)\}?$")
 

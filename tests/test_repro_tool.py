@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from pipeline_helpers import REPO
 
 FAKE_DVC = r"""#!/bin/sh
 if [ "$2" = "--dry" ]; then
