@@ -142,8 +142,9 @@ def build_dataset(root: Path, dataset: str, run_stage=stage) -> None:
 SMALL_RUN = dict(data__n=200, data__d=24, datasets=["density", "outliers"], seeds=2,
                  methods=["PCA", "Isomap", "t-SNE", "DREAMS", "toorPIA"],
                  bootstrap__n_boot=100)
-#: stages the shared run leaves out: drawing (tests/test_figures.py, test_supplement_figures.py
-#: and the slow report tests draw) and the comparison with the imported tables
+#: stages the shared run leaves out: drawing (tests/unit/report/test_figures.py,
+#: tests/pipeline/test_supplement_figures.py and the slow report tests draw) and the comparison
+#: with the imported tables
 NOT_IN_SMALL_RUN = {"figures", "supplement_figures", "compare"}
 
 

@@ -43,7 +43,8 @@ def run(name: str, X: np.ndarray, seed: int) -> np.ndarray:
 
 
 #: Methods that compute their map here; toorPIA is a remote service whose cached maps and API
-#: path are tested in tests/test_toorpia_*.py.
+#: path are tested in test_toorpia_api.py and test_toorpia_cache.py (beside this file) and
+#: tests/pipeline/test_toorpia_dvc.py.
 COMPUTED = [name for name in METHODS if name != "toorPIA"]
 
 

@@ -51,8 +51,8 @@ STUDY_LOADER = "drfidelity.studies"
 #: a Dask cluster, memory admission) and records how long it took, never what it computes
 #: (drfidelity.methods.base.run_job).
 #: No stage depends on it, so an edit there reruns nothing; in exchange
-#: tests/test_executor_paths.py proves that every path makes the same bytes. What it imports is
-#: still followed.
+#: tests/pipeline/test_executor_paths.py proves that every path makes the same bytes. What it
+#: imports is still followed.
 EXECUTOR = {"drfidelity.jobs.runner", "drfidelity.jobs.fresh", "drfidelity.jobs.cluster",
             "drfidelity.jobs.memory", "drfidelity.jobs.times"}
 

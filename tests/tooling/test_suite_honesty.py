@@ -8,7 +8,8 @@ import sys
 
 from pipeline_helpers import REPO
 
-SHARED_TEST = "tests/test_datasets_reference.py::test_addplot_inputs_reproduce_reference"
+SHARED_TEST = ("tests/unit/datasets/test_datasets_reference.py"
+               "::test_addplot_inputs_reproduce_reference")
 
 
 def _outcome(tmp_path, **env) -> tuple[int, str]:
@@ -29,9 +30,10 @@ def test_missing_shared_folder_skips_locally_and_fails_under_ci(tmp_path):
 
 def test_tests_that_read_the_shared_folder_carry_the_marker():
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-m", "shared",
-                           "-p", "no:cacheprovider", "tests/test_datasets_reference.py",
-                           "tests/test_params.py"],
+                           "-p", "no:cacheprovider",
+                           "tests/unit/datasets/test_datasets_reference.py",
+                           "tests/unit/core/test_params.py"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
     collected = [line for line in done.stdout.splitlines() if "::" in line]
-    assert collected and all(line.startswith("tests/test_datasets_reference.py")
+    assert collected and all(line.startswith("tests/unit/datasets/test_datasets_reference.py")
                              for line in collected)

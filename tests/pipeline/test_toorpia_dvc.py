@@ -35,7 +35,7 @@ def sha256(path: Path) -> str:
 
 def test_no_remote_host_and_no_placeholder_host():
     """Imports never read a project remote; the only remote is the map store, a folder of this
-    repository (tests/test_map_store.py); the old placeholder host is gone everywhere."""
+    repository (tests/pipeline/test_map_store.py); the old placeholder host is gone everywhere."""
     listed = subprocess.run(["dvc", "remote", "list"], cwd=REPO, capture_output=True, text=True,
                             check=True).stdout.splitlines()
     assert [line.split()[:2] for line in listed] == [["store", str(REPO / "store")]]

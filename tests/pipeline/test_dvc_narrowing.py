@@ -71,7 +71,7 @@ def test_editing_a_method_module_reruns_only_its_methods_maps(pipeline, module, 
 @pytest.mark.parametrize("module", ["runner.py", "fresh.py", "cluster.py", "memory.py",
                                     "times.py"])
 def test_editing_the_job_executor_reruns_nothing(pipeline, module):
-    """Where and when a job runs is not what it computes (tests/test_executor_paths.py)."""
+    """Where and when a job runs is not what it computes (test_executor_paths.py)."""
     with (pipeline / "src/drfidelity/jobs" / module).open("a") as source:
         source.write("# a comment\n")
     assert stale(pipeline) == {}
