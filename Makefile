@@ -14,7 +14,7 @@ FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
 # against 58-61) holding two stages' memory at once; kick-the-tires' small stages run two at a time.
 STAGES ?= 1
 
-.PHONY: venv wiring repro rescore verify verify-main test test-slow kick bench scale lock paper image image-check
+.PHONY: venv wiring repro rescore verify verify-main test test-unit test-slow kick bench scale lock paper image image-check
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
@@ -47,6 +47,9 @@ verify-main: venv    ## make verify for the main benchmark only (generate -> fig
 
 test: venv            ## the default test suite (what CI runs)
 	python -m pytest -q
+
+test-unit: venv       ## the library's unit tests: the inner loop (under 2 minutes)
+	python -m pytest -q tests/unit
 
 test-slow: venv       ## the slow end-to-end tests only
 	python -m pytest -q -m slow
