@@ -24,7 +24,7 @@ configuration and its own ``dvc.lock`` holds their hashes. Its pipeline is the r
 
 So the two pipelines cannot drift apart: ``make repro RELEASE=<tag>`` writes the file before it
 runs it, and a release's ``dvc.yaml`` is committed with its ``dvc.lock`` and outputs, which
-``--check`` (and tests/test_release_pipeline.py) then keeps current.
+``--check`` (and tests/pipeline/test_release_pipeline.py) then keeps current.
 
 Usage: python tools/release_pipeline.py [--check]
   --check   write nothing; exit 1 naming each release whose committed dvc.yaml is stale
