@@ -33,6 +33,7 @@ Usage: python tools/release_pipeline.py [--check]
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import sys
@@ -155,7 +156,11 @@ def _reuse_checkout_maps(stages: dict, values: dict, folder: Path, code: str) ->
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 naming each release whose committed "
+                             "dvc.yaml is stale")
+    check = parser.parse_args(argv).check
     stale = []
     for tag in RELEASES[1:]:
         path = release_root(REPO, tag) / "dvc.yaml"
