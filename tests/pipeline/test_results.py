@@ -18,8 +18,7 @@ import pandas as pd
 import pytest
 
 from drfidelity.core.layout import RELEASES, release_results_dir, release_root
-from pipeline_helpers import (REPO, build_dataset, fill_cache, import_pointers, run, stage,
-                              workspace)
+from pipeline_helpers import REPO, build_dataset, fill_cache, import_pointers, run, workspace
 
 ID = ["dataset", "snr", "method", "seed", "stochastic", "n", "d"]
 CANONICAL = ("density", "clusters", "transition", "outliers", "populations")
