@@ -14,7 +14,7 @@ FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
 # against 58-61) holding two stages' memory at once; kick-the-tires' small stages run two at a time.
 STAGES ?= 1
 
-.PHONY: venv wiring repro rescore verify verify-main test test-unit test-slow kick bench scale lock paper image image-check
+.PHONY: venv wiring repro rescore verify verify-main test test-unit test-slow kick exps bench scale lock paper image image-check
 
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
@@ -56,6 +56,9 @@ test-slow: venv       ## the slow end-to-end tests only
 
 kick: venv            ## kick-the-tires: the whole pipeline on small data in a throwaway copy
 	tools/kick-the-tires.sh
+
+exps: venv            ## the current commit's experiments on one screen: changed params, headline metrics
+	python tools/exps.py
 
 bench: venv           ## metric-engine and method timings (see benchmarks/README.md)
 	python benchmarks/bench_metrics.py

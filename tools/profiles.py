@@ -1,8 +1,11 @@
 """Named parameter profiles: small runs of the pipeline, for kick-the-tires, exploring and tests.
 
-A profile turns the committed params into a smaller set. It is used two ways, with the same
-result: it rewrites a params file in place (kick-the-tires), or it prints the changes as the
-``-S`` flags of ``dvc exp run``, so that an experiment is one short line::
+A profile turns the committed params (``params.yaml`` as git's HEAD has it) into a smaller set,
+whatever the working copy holds: after an experiment, ``dvc exp run`` leaves that experiment's
+params in ``params.yaml``, and a profile must not inherit them. It is used two ways, with the
+same result: it rewrites a params file in place (kick-the-tires), or it prints, as the ``-S``
+flags of ``dvc exp run``, the changes that turn the working copy into it, so that an
+experiment is one short line::
 
     dvc exp run $(python tools/profiles.py flags quick) $(python tools/profiles.py targets quick)
 
@@ -11,7 +14,8 @@ Profiles:
 * ``kick``: every stage, every method, on small data (N = 300, D = 64, 2 seeds; PyMDE and
   PCC on 50 iterations) and every supplement on a few small inputs; what ``make kick`` runs.
 * ``quick``: one dataset (clusters) by PCA and UMAP, one seed, on the benchmark's own input
-  (N = 1000, D = 768), so its rows compare with the committed ones; targets: the ranking table.
+  (N = 1000, D = 768), so its rows compare with the committed ones; targets: the ranking table
+  and its DVC metrics (``headline``).
 * ``study NAME``: one supplement study alone, on kick's small settings; targets: its tables.
 
 Usage: python tools/profiles.py [--params FILE] {apply,flags,targets} PROFILE [STUDY]
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -35,7 +40,7 @@ KICK = {"data": {"n": 300, "d": 64}, "seeds": 2,
 
 #: what someone exploring a method wants first: two methods on one of the benchmark's inputs
 QUICK = {"datasets": ["clusters"], "methods": ["PCA", "UMAP"], "seeds": 1}
-QUICK_TARGETS = ["aggregate"]
+QUICK_TARGETS = ["headline"]
 
 #: strings that Hydra (behind ``dvc exp run -S``) reads as something else when unquoted
 HYDRA_WORDS = {"true", "false", "null", "inf", "nan"}
@@ -98,9 +103,9 @@ def resolve(words: list[str], params: dict):
 
 def targets(words: list[str], tables: dict) -> list[str]:
     """The stages a profile's ``dvc exp run`` needs (DVC runs what they depend on): the whole
-    pipeline for kick, the ranking table for quick, a study's score stages for a study
-    (``tables``: the table pairs of studies.yaml, which dvc.yaml's ``supplement_score``
-    loops over)."""
+    pipeline for kick, the ranking table and its metrics for quick, a study's score stages for
+    a study (``tables``: the table pairs of studies.yaml, which dvc.yaml's
+    ``supplement_score`` loops over)."""
     if words == ["quick"]:
         return QUICK_TARGETS
     if words[0] == "study":
@@ -143,13 +148,21 @@ def flags(old: dict, new: dict, prefix: str = "") -> list[str]:
     return found + [f"~{prefix}{key}" for key in old if key not in new]
 
 
+def committed(path: Path) -> str | None:
+    """``path`` as git's HEAD has it; None outside a repository or for an untracked file."""
+    shown = subprocess.run(["git", "show", f"HEAD:./{path.name}"], cwd=path.parent,
+                           capture_output=True, text=True)
+    return shown.stdout if shown.returncode == 0 else None
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description="Named parameter profiles: rewrite a params file, or print the same "
                     "changes as `dvc exp run` flags and the stages the run needs.")
     parser.add_argument("--params", type=Path, default=Path("params.yaml"),
                         help="the params file to rewrite or to diff against (default "
-                             "params.yaml)")
+                             "params.yaml); the profile starts from its committed version "
+                             "(git HEAD) where there is one")
     parser.add_argument("action", choices=("apply", "flags", "targets"),
                         help="apply: rewrite --params in place; flags: print the -S flags; "
                              "targets: print the stages the profile's run needs")
@@ -157,15 +170,17 @@ def main(argv: list[str]) -> int:
                         help="kick, quick or study NAME (NAME: a supplement study)")
     args = parser.parse_args(argv)
     try:
-        params = yaml.safe_load(args.params.read_text())
+        current = yaml.safe_load(args.params.read_text())
     except OSError as exc:
         print(f"profiles.py: cannot read {args.params}: {exc.strerror}", file=sys.stderr)
         return 2
+    base = committed(args.params)
+    params = current if base is None else yaml.safe_load(base)
     profile = resolve(args.profile, params)
     if args.action == "apply":
         args.params.write_text(yaml.safe_dump(profile(params), sort_keys=False))
     elif args.action == "flags":
-        print(" ".join(f"-S {flag}" for flag in flags(params, profile(params))))
+        print(" ".join(f"-S {flag}" for flag in flags(current, profile(params))))
     else:
         studies = yaml.safe_load((args.params.parent / "studies.yaml").read_text())
         print(" ".join(targets(args.profile, studies["tables"])))

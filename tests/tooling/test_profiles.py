@@ -72,3 +72,26 @@ def test_a_missing_params_file_is_one_line(tmp_path):
     done = profiles_cli("--params", str(tmp_path / "none.yaml"), "flags", "quick")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "cannot read" in done.stderr
+
+
+def test_a_profile_starts_from_the_committed_params_not_a_previous_experiment(tmp_path):
+    """After an experiment, `dvc exp run` leaves its params in the working params.yaml; the
+    next profile's flags still give the profile of the committed file, not one on top."""
+    shutil.copy(REPO / "params.yaml", tmp_path / "params.yaml")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "params.yaml"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-q",
+                    "-m", "params"], cwd=tmp_path, check=True)
+    fresh = tmp_path / "fresh.yaml"
+    shutil.copy(tmp_path / "params.yaml", fresh)
+    assert profiles_cli("--params", str(fresh), "apply", "quick").returncode == 0
+    wanted = yaml.safe_load(fresh.read_text())
+
+    # a previous experiment: a study profile with a UMAP knob on top
+    previous = profiles_cli("--params", str(tmp_path / "params.yaml"), "flags",
+                            "study", "noise_dims").stdout.split()[1::2]
+    apply_overrides(tmp_path / "params.yaml", previous + ["method_params.UMAP.min_dist=0.5"])
+    printed = profiles_cli("--params", str(tmp_path / "params.yaml"), "flags",
+                           "quick").stdout.split()
+    apply_overrides(tmp_path / "params.yaml", printed[1::2])
+    assert yaml.safe_load((tmp_path / "params.yaml").read_text()) == wanted

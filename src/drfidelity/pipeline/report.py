@@ -1,7 +1,6 @@
 """Stage ``report``: results and figure facts -> ``REPORT.md``, ``REPORT.html``,
-``paper/tables/{dataset}.tex`` (and the studies' paper tables), ``paper/macros.tex``, the
-paper's figures and the DVC metrics file ``results/headline.json`` (per method: Σ summed over
-the datasets and mean full ρ; per dataset the Σ leader).
+``paper/tables/{dataset}.tex`` (and the studies' paper tables), ``paper/macros.tex`` and the
+paper's figures.
 
 The figures stages' ``figures/{dataset}/facts.json`` and ``figures/supplements/facts.json``
 hold the numbers the captions quote; without them (figures not built) the report says so and
@@ -17,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from drfidelity.core.registry import METHODS
-from drfidelity.core.files import dumps_json, write_array_dir, write_text
+from drfidelity.core.files import write_array_dir, write_text
 from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published_release,
                                     release_diff_paths, report_paths, results_dir,
                                     supplement_figures_dir)
@@ -35,7 +34,7 @@ from drfidelity.report.supplements import (TORN_RATIO, Supplements, supplement_m
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.core.storage import atomic_write
-from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT, headline
+from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
@@ -120,8 +119,6 @@ def run(params: Params, root: Path) -> None:
         else:
             print(f"[report] {path} not found: {dataset} without figures "
                   f"(run `drfidelity stage figures {dataset}` first)", flush=True)
-    write_text(results_dir(root) / "headline.json",
-               dumps_json(headline(aggregated, params.datasets, params.ranking)))
     supplements = load_supplements(root, params)
     published = published_release(root)
     # what moved between releases is told where they are all imported: the root configuration

@@ -1,0 +1,31 @@
+"""Stage ``headline``: ``results/metrics_aggregated.csv`` -> the DVC metrics file
+``results/headline.json`` (per method: Σ summed over the datasets it ran on and the mean of its
+full ρ medians; per dataset the Σ leader).
+
+A stage of its own, right after ``aggregate``, so that an experiment which stops at the
+ranking table (the quick profile) writes the metrics it changed: ``dvc metrics diff`` and
+``dvc exp show`` then show that run's values, never the committed run's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from drfidelity.core.files import dumps_json, write_text
+from drfidelity.core.layout import results_dir
+from drfidelity.core.params import Params
+from drfidelity.report.tables import headline
+
+TARGET = None  # what the stage runs on (see drfidelity.pipeline)
+
+
+def run(params: Params, root: Path) -> None:
+    aggregated = pd.read_csv(results_dir(root) / "metrics_aggregated.csv",
+                             float_precision="round_trip")
+    metrics = headline(aggregated, params.datasets, params.ranking)
+    write_text(results_dir(root) / "headline.json", dumps_json(metrics))
+    ran = [method for method in metrics if method != "winner"]
+    print(f"[headline] {len(ran)} methods on {len(params.datasets)} datasets -> "
+          f"results/headline.json", flush=True)
