@@ -50,6 +50,13 @@ def lock_entry(name: str, lock: Path = LOCK) -> str:
     return match[0]
 
 
+def with_altered_hashes(entry: str) -> str:
+    """A lock entry with every hash changed (an installer accepts a file matching any listed
+    hash, so altering one would not do)."""
+    return re.sub(r"sha256:([0-9a-f])",
+                  lambda m: "sha256:" + "0123456789abcdef"[(int(m[1], 16) + 1) % 16], entry)
+
+
 def lock_hashes(name: str, lock: Path = LOCK) -> list[str]:
     """The sha256 digests a lock accepts for one package."""
     return re.findall(r"--hash=sha256:([0-9a-f]{64})", lock_entry(name, lock))

@@ -26,7 +26,7 @@ from dockerfile_parse import DockerfileParser
 
 from drfidelity.core import runtime
 from lock_helpers import (INSTALLER_LOCK, LOCK, LOCK_INSTALL_FLAGS, SETUP_ENV, TORCH_INDEX,
-                          lock_entry, lock_pins, normalise)
+                          lock_entry, lock_pins, normalise, with_altered_hashes)
 from pipeline_helpers import REPO
 
 #: docker/README.md's experiment: the quick profile (tools/profiles.py), so that CI's clean
@@ -260,10 +260,7 @@ def test_tampered_lock_line_is_rejected(tmp_path):
     entry = lock_entry("funcy")     # small pure-Python wheel
     genuine, tampered = tmp_path / "genuine.lock", tmp_path / "tampered.lock"
     genuine.write_text(entry)
-    # Every hash of the entry changed: pip accepts a file matching any listed hash.
-    tampered.write_text(re.sub(r"sha256:([0-9a-f])",
-                               lambda m: "sha256:" + "0123456789abcdef"[(int(m[1], 16) + 1) % 16],
-                               entry))
+    tampered.write_text(with_altered_hashes(entry))
     ok = _pip_install_lock(genuine, tmp_path / "genuine")
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "genuine" / "funcy").is_dir()

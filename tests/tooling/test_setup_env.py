@@ -14,13 +14,15 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lock_helpers import (INSTALLER_IN, INSTALLER_LOCK, LOCK, LOCK_INSTALL_FLAGS, LOCK_TOOL,
-                          SDIST_EXCEPTION, SETUP_ENV, TORCH_INDEX, lock_hashes, lock_pins,
-                          locked_torch_wheel, logical_lines, normalise, torch_index)
+                          SDIST_EXCEPTION, SETUP_ENV, TORCH_INDEX, lock_entry, lock_hashes,
+                          lock_pins, locked_torch_wheel, logical_lines, normalise, torch_index,
+                          with_altered_hashes)
 from pipeline_helpers import REPO
 
 #: the package-source options of pip and uv; the script passes them only through its arrays
@@ -117,6 +119,36 @@ def test_the_lock_splits_into_torch_and_the_rest(tmp_path):
     assert "torch" not in lock_pins(rest)
     assert sorted(torch.read_text().splitlines() + rest.read_text().splitlines()) == \
         sorted(LOCK.read_text().splitlines())
+
+
+# --- the installer itself -------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pinned_uv(tmp_path_factory) -> Path:
+    """uv as tools/setup-env.sh installs it: pip, hash-checked, from installer.lock."""
+    target = tmp_path_factory.mktemp("installer")
+    subprocess.run([sys.executable, "-m", "pip", "install", "-qq", *LOCK_INSTALL_FLAGS,
+                    "--target", str(target), "-r", str(INSTALLER_LOCK)],
+                   check=True, capture_output=True, timeout=300)
+    return target / "bin" / "uv"
+
+
+def test_the_installer_rejects_a_lock_entry_with_other_hashes(tmp_path, pinned_uv):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("UV_")}
+
+    def install(name: str, entry: str) -> subprocess.CompletedProcess:
+        (tmp_path / f"{name}.lock").write_text(entry)
+        return subprocess.run([str(pinned_uv), "pip", "install", "--no-config", "--no-cache",
+                               *LOCK_INSTALL_FLAGS, "--python", sys.executable, "--target",
+                               str(tmp_path / name), "-r", str(tmp_path / f"{name}.lock")],
+                              env=env, capture_output=True, text=True, timeout=180)
+
+    entry = lock_entry("funcy")     # a small pure-Python wheel, from PyPI
+    genuine = install("genuine", entry)
+    assert genuine.returncode == 0 and (tmp_path / "genuine" / "funcy").is_dir(), genuine.stderr
+    tampered = install("tampered", with_altered_hashes(entry))
+    assert tampered.returncode != 0 and "Hash mismatch" in tampered.stderr, tampered.stderr
+    assert not (tmp_path / "tampered" / "funcy").exists()
 
 
 # --- the stock path (slow): PyPI plus a stand-in for PyTorch's CPU index --------------------
