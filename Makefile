@@ -68,7 +68,7 @@ scale: venv           ## the scale study of scale.yaml (about an hour; `dvc repr
 	drfidelity stage scale
 	dvc commit --force scale
 
-lock:                 ## re-resolve requirements/requirements.lock from requirements.in
+lock:                 ## re-resolve requirements/requirements.lock and installer.lock from their .in files
 	tools/lock.sh
 
 paper:                ## typeset paper/main.pdf (needs latexmk + TeX Live; dvc repro does not); fails on any LaTeX/BibTeX warning

@@ -14,10 +14,12 @@
 # also stores it as every layer file's time (--timestamp): two builds of one commit on one base
 # give the same layers (docker/README.md, "Reproducible bytes").
 #
-# Machine-specific inputs for pip during a podman build only (bind mounts, not in any layer):
-# the CA bundle that verifies PyPI's certificate (DRFIDELITY_BUILD_CA, default the host's
-# bundle) and a directory holding the torch+cpu wheel when PyTorch's index is unreachable
-# (DRFIDELITY_BUILD_WHEELS, default /opt/wheels when it exists); the lock's hashes check both.
+# Machine-specific inputs of a podman build only (bind mounts and a pip.conf, not in any layer;
+# tools/setup-env.sh hands pip's configuration to uv): the CA bundle that verifies PyPI's
+# certificate (DRFIDELITY_BUILD_CA, default the host's bundle) and a directory holding the
+# torch+cpu wheel when PyTorch's index is unreachable (DRFIDELITY_BUILD_WHEELS, default
+# /opt/wheels when it exists), from which torch is then taken instead of that index; the
+# lock's hashes check both.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -112,12 +114,6 @@ if [[ "$kind" == podman ]]; then
         grep -q '^\[global\]' "$conf_dir/pip.conf" || printf '[global]\n' >> "$conf_dir/pip.conf"
         printf 'find-links = /run/drfidelity-build/wheels\n' >> "$conf_dir/pip.conf"
         extra+=(-v "$wheels:/run/drfidelity-build/wheels:ro")
-        # pip asks the unreachable CPU index for every package, by default five times with
-        # back-off (about 8 s a package, 19 min in all): once is enough to learn it is not there.
-        if ! python3 -c 'import socket; socket.create_connection(("download.pytorch.org", 443), 5)' \
-                2>/dev/null; then
-            printf 'retries = 1\n' >> "$conf_dir/pip.conf"
-        fi
     fi
     extra+=(-v "$conf_dir/pip.conf:/etc/pip.conf:ro")
 fi

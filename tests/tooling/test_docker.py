@@ -25,6 +25,8 @@ import pytest
 from dockerfile_parse import DockerfileParser
 
 from drfidelity.core import runtime
+from lock_helpers import (INSTALLER_LOCK, LOCK, LOCK_INSTALL_FLAGS, SETUP_ENV, TORCH_INDEX,
+                          lock_entry, lock_pins, normalise, with_altered_hashes)
 from pipeline_helpers import REPO
 
 #: docker/README.md's experiment: the quick profile (tools/profiles.py), so that CI's clean
@@ -42,19 +44,13 @@ BUILD_SCRIPTS = [REPO / "docker" / name for name in
 MAKEFILE = REPO / "Makefile"
 HADOLINT_CONFIG = REPO / ".hadolint.yaml"
 DOCKERIGNORE = REPO / ".dockerignore"
-SETUP_ENV = REPO / "tools" / "setup-env.sh"
-LOCK = REPO / "requirements" / "requirements.lock"
-
-# The one package source the image adds to CI's: PyTorch's CPU wheel index, which serves the
-# torch==...+cpu wheel that CI finds locally (docker/README.md, "Image vs CI").
-TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# What the installer's RUN sets: no cache left in the layer (pip's, which bootstraps uv, and
+# uv's), and .pyc files compiled at install. No package source: tools/setup-env.sh takes them
+# from requirements/torch-index and pip's configuration (docker/README.md, "Image vs CI").
+INSTALLER_RUN_ENV = {"PIP_NO_CACHE_DIR": "1", "UV_NO_CACHE": "1", "UV_COMPILE_BYTECODE": "1"}
 # Paths of the machine the project was developed on; the image must not depend on any of them.
 HOST_PATHS = ("/opt/wheels", "/opt/pypi", "/etc/xdg/pip", "/work/main", "/work/shared",
               "/work/.library", "/root")
-# The flags that make an install "the lock and nothing else" (artifact.md).
-LOCK_INSTALL_FLAGS = ("--no-deps", "--require-hashes", "--only-binary", ":all:")
-# The one sdist the lock allows (pure Python, no wheel on PyPI; its hash is still checked).
-SDIST_EXCEPTION = "antlr4-python3-runtime"
 PIP = re.compile(r"(?:^|/)pip[\d.]*$")
 SHA256_DIGEST = re.compile(r"^[\w.\-/]+:[\w.\-]+@sha256:[0-9a-f]{64}$")
 
@@ -69,11 +65,6 @@ def _base(dockerfile: Path = DOCKERFILE) -> str:
             if i["instruction"] == "ARG" and i["value"].startswith("BASE=")]
     assert len(args) == 1, f"expected one ARG BASE=..., found {args}"
     return args[0].removeprefix("BASE=")
-
-
-def _logical_lines(script: str) -> list[str]:
-    """Lines of a shell text with backslash continuations joined."""
-    return script.replace("\\\n", " ").splitlines()
 
 
 def _pip_installs(tokens: list[str]) -> bool:
@@ -208,41 +199,36 @@ def test_every_copied_file_exists_and_enters_the_build_context():
 
 # --- Python packages: the lock, hash-checked, and nothing else ------------------------------
 
-def test_dockerfile_installs_python_packages_only_through_setup_env():
+def _installer_run() -> list[str]:
+    """The tokens of the one RUN that calls tools/setup-env.sh."""
     runs = [shlex.split(i["value"]) for i in _instructions("RUN")]
     installer_runs = [tokens for tokens in runs if "tools/setup-env.sh" in tokens]
     assert len(installer_runs) == 1, "exactly one RUN must call tools/setup-env.sh"
-    for tokens in runs:
+    return installer_runs[0]
+
+
+def _installer_run_env() -> dict[str, str]:
+    """The variables that RUN sets for the installer."""
+    tokens = _installer_run()
+    return dict(t.split("=", 1) for t in tokens[:tokens.index("bash")])
+
+
+def test_dockerfile_installs_python_packages_only_through_setup_env():
+    for tokens in [shlex.split(i["value"]) for i in _instructions("RUN")]:
         assert not _pip_installs(tokens), f"pip install outside setup-env.sh: {tokens}"
-    # Package-source settings of that RUN: only PyTorch's CPU index, added to pip's default.
-    pip_env = dict(t.split("=", 1) for t in installer_runs[0] if t.startswith("PIP_"))
-    assert pip_env == {"PIP_EXTRA_INDEX_URL": TORCH_CPU_INDEX, "PIP_NO_CACHE_DIR": "1"}
+        assert "uv" not in tokens, f"uv outside setup-env.sh: {tokens}"
+    # No package source in the RUN: PyTorch's index comes from requirements/torch-index.
+    assert _installer_run_env() == INSTALLER_RUN_ENV
     parser = DockerfileParser(path=str(DOCKERFILE))
-    assert not [k for k in {**parser.envs, **parser.args} if k.startswith("PIP_")]
+    assert not [k for k in {**parser.envs, **parser.args} if k.startswith(("PIP_", "UV_"))]
 
 
-def test_setup_env_installs_the_lock_with_hashes_and_no_other_source():
-    lines = _logical_lines(SETUP_ENV.read_text())
-    lock_vars = [shlex.split(line) for line in lines if line.startswith("lock=")]
-    assert lock_vars == [["lock=$repo/requirements/requirements.lock"]]
-    installs = [shlex.split(line) for line in lines if re.search(r"\bpip\S* install\b", line)]
-    assert all(_pip_installs(c) for c in installs)
-    assert len(installs) == 2, installs
-    from_lock, editable = installs
-    for flag in LOCK_INSTALL_FLAGS:
-        assert flag in from_lock, f"lock install lacks {flag}"
-    assert from_lock[from_lock.index("-r") + 1] == "$lock"
-    no_binary = [from_lock[i + 1] for i, t in enumerate(from_lock) if t == "--no-binary"]
-    assert no_binary == [SDIST_EXCEPTION]
-    sources = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links"}
-    assert not sources & set(from_lock + editable)
-    assert {"--no-deps", "-e"} <= set(editable)
-
-
-def test_dockerfile_copies_the_lock_ci_installs():
-    copies = {i["value"].split()[0]: i["value"].split()[-1] for i in _instructions("COPY")}
-    assert copies.get("requirements/requirements.lock") == "requirements/"
-    assert copies.get("tools/setup-env.sh") == "tools/"
+def test_dockerfile_copies_the_files_setup_env_reads():
+    copied = {source: i["value"].split()[-1] for i in _instructions("COPY")
+              for source in i["value"].split()[:-1]}
+    for path in (LOCK, INSTALLER_LOCK, TORCH_INDEX):
+        assert copied.get(str(path.relative_to(REPO))) == "requirements/", path.name
+    assert copied.get("tools/setup-env.sh") == "tools/"
 
 
 def test_lock_pins_cpu_only_torch():
@@ -261,14 +247,6 @@ def _reachable(url: str) -> bool:
         return False
 
 
-def _lock_entry(name: str) -> str:
-    """The block of one package in the lock: `name==version \\` plus its hash lines."""
-    match = re.search(rf"^{re.escape(name)}==\S+ \\\n(?:    --hash=sha256:[0-9a-f]{{64}}(?: \\)?\n)+",
-                      LOCK.read_text(), re.MULTILINE)
-    assert match, f"{name} not in {LOCK.name}"
-    return match[0]
-
-
 def _pip_install_lock(lock: Path, target: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pip", "install", *LOCK_INSTALL_FLAGS, "--no-cache-dir",
@@ -279,13 +257,10 @@ def _pip_install_lock(lock: Path, target: Path) -> subprocess.CompletedProcess:
 def test_tampered_lock_line_is_rejected(tmp_path):
     if not _reachable("https://pypi.org/simple"):
         pytest.skip("pypi.org unreachable: pip cannot download the wheel to verify")
-    entry = _lock_entry("funcy")     # small pure-Python wheel
+    entry = lock_entry("funcy")     # small pure-Python wheel
     genuine, tampered = tmp_path / "genuine.lock", tmp_path / "tampered.lock"
     genuine.write_text(entry)
-    # Every hash of the entry changed: pip accepts a file matching any listed hash.
-    tampered.write_text(re.sub(r"sha256:([0-9a-f])",
-                               lambda m: "sha256:" + "0123456789abcdef"[(int(m[1], 16) + 1) % 16],
-                               entry))
+    tampered.write_text(with_altered_hashes(entry))
     ok = _pip_install_lock(genuine, tmp_path / "genuine")
     assert ok.returncode == 0, ok.stderr
     assert (tmp_path / "genuine" / "funcy").is_dir()
@@ -591,16 +566,6 @@ def test_resolve_base_digest_records_and_checks(tmp_path):
 
 # --- the image's contents by proxy (slow) ---------------------------------------------------
 
-def _lock_pins() -> dict[str, str]:
-    return {_normalise(name): version for name, version in
-            re.findall(r"^([A-Za-z0-9_.\-]+)==(\S+) \\$", LOCK.read_text(), re.MULTILINE)}
-
-
-def _normalise(name: str) -> str:
-    """PEP 503 name normalisation, so that lock and installed metadata compare."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(bool(os.environ.get("CI")),
                     reason="CI builds and runs the image itself: tools/image-check.sh")
@@ -608,11 +573,9 @@ def test_image_environment_by_proxy(tmp_path):
     """A venv made by the image's installer holds exactly the lock and, with the image's ENV,
     runs in exact mode on CPU torch and then runs the kick-the-tires profile."""
     venv = tmp_path / "venv"
-    install_env = dict(os.environ, PIP_NO_CACHE_DIR="1")
-    # Unreachable from the development machine; there torch comes from pip's local
-    # configuration instead, and the lock's hash proves it is the same file.
-    if _reachable(TORCH_CPU_INDEX):
-        install_env["PIP_EXTRA_INDEX_URL"] = TORCH_CPU_INDEX
+    # torch from PyTorch's CPU index, or, where it is unreachable, from the wheel folder of
+    # pip's configuration (tools/setup-env.sh); the lock's hash proves it is the same file.
+    install_env = dict(os.environ, **_installer_run_env())
     subprocess.run(["bash", str(SETUP_ENV), str(venv)], env=install_env, check=True,
                    capture_output=True, timeout=1800)
     image_env = DockerfileParser(path=str(DOCKERFILE)).envs
@@ -628,10 +591,10 @@ def test_image_environment_by_proxy(tmp_path):
                                       capture_output=True, text=True, check=True,
                                       timeout=300).stdout)
     assert found["cuda"] is None and found["numerics"] == "exact"
-    installed = {_normalise(k): v for k, v in found["installed"].items()}
-    extra = set(installed) - set(_lock_pins()) - {"pip", "drfidelity"}
+    installed = {normalise(k): v for k, v in found["installed"].items()}
+    extra = set(installed) - set(lock_pins()) - {"pip", "drfidelity"}
     assert not extra, f"installed but not in the lock: {sorted(extra)}"
-    assert {k: installed.get(k) for k in _lock_pins()} == _lock_pins()
+    assert {k: installed.get(k) for k in lock_pins()} == lock_pins()
     result = subprocess.run(["bash", str(ENTRYPOINT), "kick-the-tires", str(tmp_path / "kick")],
                             cwd=REPO, env=run_env,
                             capture_output=True, text=True, timeout=3600)
