@@ -16,6 +16,7 @@ last line says how many were left out. Queued, running and failed experiments ar
 such.
 
 Usage: python tools/exps.py [--width COLUMNS] [--json FILE]   (``make exps``)
+       python tools/exps.py --run results/headline.json       (one run's metrics alone)
 """
 
 from __future__ import annotations
@@ -108,6 +109,20 @@ def rows(shown: list[dict]) -> list[tuple[str, list[str]]]:
     return table
 
 
+def one_run(path: Path) -> str:
+    """One run's ``results/headline.json`` as a ranking (what kick-the-tires ends on): the
+    methods by Σ, then full ρ, and each dataset's Σ leader."""
+    metrics = json.loads(path.read_text())
+    leaders = metrics.pop("winner", {})
+    order = sorted(metrics, key=lambda m: (-metrics[m]["sigma"], -metrics[m]["full_rho"]))
+    lines = [f"{'method':<10}{'Σ':>5}{'full ρ':>9}   (Σ: ranking points summed over the "
+             f"datasets; full ρ: mean over them)"]
+    lines += [f"{method:<10}{metrics[method]['sigma']:>5}{metrics[method]['full_rho']:>9.3f}"
+              for method in order]
+    lines.append("Σ leader: " + " · ".join(f"{d} {m}" for d, m in leaders.items()))
+    return "\n".join(lines)
+
+
 def render(found: list[dict], total: int, width: int) -> str:
     fits = max(1, (width - LABEL) // CELL - 1)  # experiment columns beside the baseline
     shown = found[:1] + found[1:1 + fits]
@@ -130,7 +145,12 @@ def main(argv: list[str]) -> int:
                         help="the screen's width in characters (default 120)")
     parser.add_argument("--json", type=Path,
                         help="read this `dvc exp show --json` output instead of running it")
+    parser.add_argument("--run", type=Path, metavar="HEADLINE",
+                        help="show one run's results/headline.json instead (no experiments)")
     args = parser.parse_args(argv)
+    if args.run is not None:
+        print(one_run(args.run))
+        return 0
     if args.json is not None:
         text = args.json.read_text()
     else:

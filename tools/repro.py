@@ -17,11 +17,15 @@ prefixes DVC's lines with their stage. Every stage of the run holds its memory a
 time as up to K-1 others, so K > 1 suits small runs (kick-the-tires) more than the full
 pipeline, whose embedding stages already use ``jobs`` cores each.
 
+``--log FILE`` (with ``--stages``) writes the whole log to FILE and prints one line per stage
+that ran (its place and wall time), a failed stage's last lines, and a summary whose skips are
+grouped by reason across stages: what kick-the-tires shows.
+
 ``--keep-maps`` leaves the map stages (``embed``, ``supplement_embed``) out of the run: what
 ``make rescore`` does after the maps were restored from the map store. It refuses, in one line,
 when one of them is not up to date, since their maps would then be missing or stale.
 
-Usage: python tools/repro.py [--stages K] [--keep-maps] [ARGS...]
+Usage: python tools/repro.py [--stages K [--log FILE]] [--keep-maps] [ARGS...]
        (ARGS as for ``dvc repro``, e.g. --force; with --stages K > 1 or --keep-maps, only
        --force and dvc.yaml paths)
 """
@@ -29,6 +33,7 @@ Usage: python tools/repro.py [--stages K] [--keep-maps] [ARGS...]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -90,14 +95,26 @@ def reason_key(why: str) -> str:
 
 
 def summary(times: dict[str, float], up_to_date: int, skips: Counter, total: float,
-            status: int) -> list[str]:
+            status: int, brief: bool = False) -> list[str]:
+    """The run's last lines: time, stages, the slowest ones and the skips (``brief``: the five
+    slowest, and each skip reason once across stages, cut to one line)."""
     lines = [f"repro: {'done' if status == 0 else f'FAILED (exit {status})'} in "
              f"{total / 60:.1f} min: {len(times)} stage(s) ran, {up_to_date} up to date"]
-    for name, seconds in sorted(times.items(), key=lambda item: -item[1])[:12]:
+    shown = 5 if brief else 12
+    for name, seconds in sorted(times.items(), key=lambda item: -item[1])[:shown]:
         lines.append(f"  {seconds:8.1f} s  {name}")
-    if len(times) > 12:
-        rest = sum(sorted(times.values(), reverse=True)[12:])
-        lines.append(f"  {rest:8.1f} s  the other {len(times) - 12} stages")
+    if len(times) > shown:
+        rest = sum(sorted(times.values(), reverse=True)[shown:])
+        lines.append(f"  {rest:8.1f} s  the other {len(times) - shown} stages")
+    if brief:
+        jobs, stages = Counter(), {}
+        for (stage, why), count in skips.items():
+            jobs[why] += count
+            stages.setdefault(why, set()).add(stage)
+        for why, count in sorted(jobs.items()):
+            head = f"  skipped {count}x in {len(stages[why])} stage(s): "
+            lines.append(head + (why if len(head + why) <= 100 else why[:99 - len(head)] + "…"))
+        return lines
     for (stage, why), count in sorted(skips.items())[:10]:
         lines.append(f"  skipped in {stage}: {why}" + (f" ({count}x)" if count > 1 else ""))
     if len(skips) > 10:
@@ -173,12 +190,22 @@ def stale_maps(files: list[str]) -> list[str]:
 
 
 def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, width: int,
-                     count: int) -> tuple[dict[str, float], int, Counter, int]:
+                     count: int, log=None) -> tuple[dict[str, float], int, Counter, int]:
     """Run ``plan``'s stages, up to ``width`` at once, each as soon as the stages of the plan
     it reads from have finished; the one with the most stages downstream of it first. Echoes
-    their logs line by line, numbering the stages that run out of ``count``, and returns
-    (wall time per stage, stages up to date, skip reasons, exit status: the first
-    failure's)."""
+    their logs line by line (to ``log`` when given, the terminal then getting a line per
+    stage), numbering the stages that run out of ``count``, and returns (wall time per
+    stage, stages up to date, skip reasons, exit status: the first failure's)."""
+    def say(line: str, stage: str | None = None) -> None:
+        if log is None:
+            print(line, flush=True)
+        else:
+            log.write(line + "\n")
+            if stage is not None:
+                tails.setdefault(stage, []).append(line)
+                del tails[stage][:-20]
+    tails: dict[str, list[str]] = {}
+    ended = 0
     waits_for = {stage: needs[stage] & set(plan) for stage in plan}
     readers = {stage: {reader for reader in plan if stage in waits_for[reader]} for stage in plan}
 
@@ -218,11 +245,17 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
                 finished.add(stage)
                 if stage in times:
                     times[stage] = time.perf_counter() - since
-                    print(f"[{stage}] done in {times[stage]:.1f} s", flush=True)
+                    ended += 1
+                    say(f"[{stage}] done in {times[stage]:.1f} s")
+                    if log is not None:
+                        print(f"[{ended}/{max(count, ended)}] {stage:<48} {times[stage]:6.1f} s",
+                              flush=True)
                 if process.wait() != 0:
                     status = status or process.returncode
-                    print(f"[{stage}] FAILED (exit {process.returncode}); no new stage starts",
-                          flush=True)
+                    failed = f"[{stage}] FAILED (exit {process.returncode}); no new stage starts"
+                    say(failed)
+                    if log is not None:
+                        print("\n".join(tails.get(stage, []) + [failed]), flush=True)
                 elif stage not in times:
                     up_to_date += 1
                 continue
@@ -233,17 +266,18 @@ def run_side_by_side(plan: list[str], needs: dict[str, set[str]], force: bool, w
             if RUNNING.match(line):
                 started += 1
                 times[stage] = 0.0
-                print(f"[stage {started}/{max(count, started)}] {stage}")
+                say(f"[stage {started}/{max(count, started)}] {stage}")
             elif match := SKIPPED.match(line):
                 skips[(match["stage"], reason_key(match["why"]))] += 1
             if line:
                 named = line.startswith("[") or RUNNING.match(line) or UP_TO_DATE.match(line)
-                print(line if named else f"[{stage}] {line}", flush=True)
+                say(line if named else f"[{stage}] {line}", stage)
     finally:
         for process, _ in running.values():
             process.terminate()
             process.wait()
-    print("\n".join(advice), flush=True)
+    if advice:
+        say("\n".join(advice))
     return times, up_to_date, skips, status
 
 
@@ -251,9 +285,13 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--stages", type=int, default=1)
     parser.add_argument("--keep-maps", action="store_true")
+    parser.add_argument("--log", type=Path)
     options, args = parser.parse_known_args(argv)
     if options.stages < 1:
         print("repro: --stages must be at least 1", file=sys.stderr)
+        return 2
+    if options.log is not None and options.stages == 1 and not options.keep_maps:
+        print("repro: --log goes with --stages K or --keep-maps", file=sys.stderr)
         return 2
     if options.stages > 1 or options.keep_maps:
         files = [os.path.normpath(arg) for arg in args if arg != "--force"] or ["dvc.yaml"]
@@ -274,11 +312,12 @@ def main(argv: list[str]) -> int:
                 return 2
             plan = [stage for stage in plan if not is_map_stage(stage)]
         count = len(set(plan) - frozen_stages(files))
-        times, up_to_date, skips, status = run_side_by_side(plan, needs, "--force" in args,
-                                                           options.stages, count)
+        with open(options.log, "w") if options.log else contextlib.nullcontext() as log:
+            times, up_to_date, skips, status = run_side_by_side(
+                plan, needs, "--force" in args, options.stages, count, log)
         up_to_date += len(needs) - len(plan)
         print("\n".join(summary(times, up_to_date, skips, time.perf_counter() - start,
-                                status)), flush=True)
+                                status, brief=options.log is not None)), flush=True)
         if status == 0:
             record_stages(Path.cwd(), times)
         return status

@@ -91,3 +91,13 @@ def test_queued_and_failed_experiments_are_named(tmp_path):
 def test_no_experiment_says_how_to_make_one(tmp_path):
     out = exps(tmp_path, show([]))
     assert "params (none changed)" in out and out.splitlines()[-1].startswith("no experiments")
+
+
+def test_one_run_is_its_ranking_by_sigma(tmp_path):
+    path = tmp_path / "headline.json"
+    path.write_text(json.dumps(BASE_METRICS))
+    out = subprocess.run([sys.executable, str(REPO / "tools" / "exps.py"), "--run", str(path)],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert [line.split()[0] for line in out[1:4]] == ["DREAMS", "PCA", "UMAP"]
+    assert out[2].split()[1:] == ["22", "0.582"]
+    assert out[-1] == "Σ leader: density DREAMS · clusters PCA"

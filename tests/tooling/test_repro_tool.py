@@ -79,7 +79,9 @@ name, seconds = sys.argv[1], float(sys.argv[2])
 start = time.time()
 time.sleep(seconds)
 open(name + ".txt", "w").write(f"{start} {time.time()}")
-sys.exit(3 if sys.argv[3:] == ["fail"] else 0)
+if sys.argv[3:] == ["fail"]:
+    print("stamp: failing on purpose")
+    sys.exit(3)
 """
 
 
@@ -139,6 +141,25 @@ def test_a_failed_stage_stops_what_reads_it_and_is_the_exit_status(tmp_path):
     assert result.returncode != 0
     assert "[b] FAILED (exit" in result.stdout and "repro: FAILED" in result.stdout
     assert (folder / "a.txt").exists() and not (folder / "c.txt").exists()
+
+
+def test_log_keeps_dvc_s_lines_in_the_file_and_a_line_per_stage_on_the_terminal(tmp_path):
+    """--log (kick-the-tires): the terminal gets one line per stage that ran and the summary;
+    DVC's own lines and its advice go to the file; a failed stage shows its last lines."""
+    folder = real_pipeline(tmp_path)
+    result = run_side_by_side(folder, "--log", "run.log")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert sorted(line.split()[1] for line in lines[:3]) == ["a", "b", "c"]
+    assert [line.split()[0] for line in lines[:3]] == ["[1/3]", "[2/3]", "[3/3]"]
+    assert "Running stage" not in result.stdout and "dvc push" not in result.stdout
+    log = (folder / "run.log").read_text()
+    assert "Running stage 'c':" in log and "[c] done in" in log
+    (tmp_path / "f").mkdir()
+    failed = run_side_by_side(real_pipeline(tmp_path / "f", failing=True), "--force",
+                              "--log", "run.log")
+    assert failed.returncode != 0
+    assert "stamp: failing on purpose" in failed.stdout and "[b] FAILED (exit" in failed.stdout
 
 
 def test_stages_refuses_a_single_stage_target(tmp_path):
