@@ -318,6 +318,10 @@ def test_headline_metrics_are_the_tables_numbers():
     assert sum(len(v) for v in ours.values()) <= 40
     committed = json.loads((REPO / "results" / "headline.json").read_text())
     assert committed == json.loads(json.dumps(ours))
+    # the DVC plot: the same per-method numbers, one row per method
+    plotted = pd.read_csv(REPO / "results" / "headline.csv", float_precision="round_trip")
+    assert {row.method: {"full_rho": row.full_rho, "sigma": row.sigma}
+            for row in plotted.itertuples()} == {m: v for m, v in ours.items() if m != "winner"}
 
 
 def test_rounded_zero_is_unsigned_and_a_failure_needs_the_whole_ci_below_zero():
