@@ -164,3 +164,44 @@ def test_fresh_compiles_in_empty_caches_and_a_warm_cache_give_the_same_bytes(tmp
                                                                     (True, False),
                                                                     (False, True)]
     assert len({(r["bytes"], tuple(r["columns"])) for r in runs}) == 1
+
+
+def test_the_first_score_on_a_machine_says_it_compiles_and_the_next_says_nothing(tmp_path):
+    """`drfidelity score` with an empty kernel cache names the wait before it (the kernels
+    compile for about 15 s); with the cache filled, stderr stays empty."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    np.savez(tmp_path / "data.npz", X=X)
+    np.save(tmp_path / "map.npy", X[:, :2])
+    env = _environment(tmp_path / "home", tmp_path / "cache")
+    command = [sys.executable, "-m", "drfidelity", "score", str(tmp_path / "data.npz"),
+               str(tmp_path / "map.npy")]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.startswith("drfidelity score: compiling the metric kernels for this "
+                                   "machine, once (about 15 s;"), first.stderr
+    again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
+    assert again.returncode == 0 and again.stderr == ""
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+
+
+def test_a_damaged_cache_is_moved_aside_and_compiled_again(tmp_path):
+    """Cache files that cannot be unpickled (here: an unknown pickle protocol, as a damaged
+    disk gives) cost one line and a compile, never the score."""
+    cache = tmp_path / "cache"
+    env = _environment(tmp_path / "home", cache)
+    first = _probe(env)
+    assert first["compiled"] > 0
+    for index in cache.rglob("*.nbi"):
+        index.write_bytes(b"\x80\x6a" + index.read_bytes()[2:])  # "unsupported pickle protocol"
+    done = subprocess.run([sys.executable, "-c", PROBE, "exact"], capture_output=True,
+                          text=True, timeout=1800, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot be read" in lines[0] and "compiling again" in lines[0]
+    again = json.loads(done.stdout.strip().splitlines()[-1])
+    assert again["bytes"] == first["bytes"] and again["compiled"] > 0
+    assert list(cache.glob("*.damaged-*"))  # kept for a look, not deleted
+    assert _probe(env)["compiled"] == 0  # the new cache serves the next process

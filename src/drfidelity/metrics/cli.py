@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import warnings
 import zipfile
@@ -105,13 +106,21 @@ def read_npy(path: Path):
     return array
 
 
-def check_output(json_out: Path) -> None:
-    """ValueError unless ``json_out`` can be written: its folder exists, it is no folder."""
+def check_output(json_out: Path, inputs: tuple[Path, ...] = ()) -> None:
+    """ValueError unless ``json_out`` can be written without losing a file: its folder exists
+    and is writable, it is no folder and none of ``inputs`` (which it would replace)."""
     if json_out.is_dir():
         raise ValueError(f"--json {json_out} is a folder, not a file name")
     folder = json_out.parent
     if not folder.is_dir():
         raise ValueError(f"--json {json_out}: the folder {folder} does not exist")
+    for path in inputs:
+        if json_out.resolve() == path.resolve() or (
+                json_out.exists() and path.exists() and json_out.samefile(path)):
+            raise ValueError(f"--json {json_out} is the input {path}: writing the scores "
+                             "there would replace it; name another file")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--json {json_out}: the folder {folder} is not writable")
 
 
 def write_json(json_out: Path, text: str) -> None:
@@ -136,7 +145,12 @@ def _load(data_path: Path, embedding_path: Path, metric: str) -> dict[str, float
                if name in OPTIONAL_ARRAYS}
     inputs, Y = score_inputs(arrays["X"], Y, metric=metric, **options)  # before numba loads
     from .engine import Reference
+    from .jit import COMPILE_SECONDS, cache_root, compiled_here
 
+    if not compiled_here():
+        print(f"drfidelity score: compiling the metric kernels for this machine, once (about "
+              f"{COMPILE_SECONDS} s; later calls load them from {cache_root()})",
+              file=sys.stderr, flush=True)
     return Reference._from_inputs(inputs, per_point=True).score(Y)
 
 
@@ -153,7 +167,7 @@ def run(data_path: Path, embedding_path: Path, json_out: Path | None, *,
 
     try:
         if json_out is not None:
-            check_output(Path(json_out))
+            check_output(Path(json_out), (Path(data_path), Path(embedding_path)))
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.showwarning = _warning_line

@@ -107,6 +107,40 @@ def _checked(X, *, truth=None, labels=None, outlier_idx=None, outlier_dir=None,
     return ReferenceInputs(X, metric, truth, shared_truth, labels, idx, dirs, population)
 
 
+#: dtype kinds that are no real numbers, each named in the refusal
+_NOT_REAL = {"c": "complex values", "m": "time spans", "M": "dates or times",
+             "U": "text", "S": "bytes", "V": "records (a structured dtype)"}
+
+
+def real_values(name: str, values):
+    """``values`` unchanged when they hold real numbers; else one ValueError naming ``name``
+    and what it holds. A cast to float64 would drop an imaginary part, turn a date into a
+    count of days and NaT into a number, or fail deep inside numpy with a message that names
+    no input; a sparse matrix would become a 0-d object array."""
+    if type(values).__module__.startswith("scipy.sparse"):
+        raise ValueError(f"{name} is a sparse matrix ({type(values).__name__}): pass a dense "
+                         "array (.toarray()); every pair's distance is computed anyway")
+    array = np.asarray(values)
+    kind = array.dtype.kind
+    if kind in _NOT_REAL:
+        raise ValueError(f"{name} must hold real numbers, got {_NOT_REAL[kind]} "
+                         f"(dtype {array.dtype})")
+    if kind == "O":
+        odd = next((item for item in array.flat
+                    if not isinstance(item, numbers.Real) or isinstance(item, np.datetime64)),
+                   None)
+        if odd is not None:
+            raise ValueError(f"{name} must hold real numbers, got a {type(odd).__name__} "
+                             f"({str(odd)[:40]}) in an object array")
+    if kind == "f" and array.dtype.itemsize > 8:
+        with np.errstate(over="ignore"):
+            beyond = np.isfinite(array) & ~np.isfinite(array.astype(np.float64))
+        if beyond.any():
+            raise ValueError(f"{name} holds {int(beyond.sum())} {array.dtype} values beyond "
+                             "float64's range; rescale it first")
+    return values
+
+
 def unit_scaled(values):
     """``values`` times a power of two that brings its largest magnitude into [0.5, 1), when that
     magnitude lies outside [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT]; else ``values`` itself.
@@ -147,7 +181,7 @@ def check_space(name: str, X, metric: str, n: int | None = None) -> np.ndarray:
     """:func:`~drfidelity.core.validation.check_input_space` on the :func:`unit_scaled` input,
     refusing rows whose distances would be NaN, and warning when features look like a distance
     matrix (square, symmetric, zero diagonal) while ``metric`` is not ``"precomputed"``."""
-    X = check_input_space(name, unit_scaled(X), metric, n)
+    X = check_input_space(name, unit_scaled(real_values(name, X)), metric, n)
     if metric == "precomputed":
         return X
     undefined = _undefined_rows(X, metric)
@@ -168,7 +202,9 @@ def check_space(name: str, X, metric: str, n: int | None = None) -> np.ndarray:
 def check_map_points(Y, n: int) -> np.ndarray:
     """The map scored against N data points: a finite real (n, d) array, any d >= 1, as
     C-contiguous float64 (:func:`unit_scaled`)."""
-    Y = np.asarray(Y)
+    Y = np.asarray(real_values("Y", Y))
+    if Y.dtype.kind == "O":  # real numbers in an object array (checked above)
+        Y = Y.astype(np.float64)
     if Y.ndim != 2 or Y.shape[0] != n or Y.shape[1] < 1:
         raise ValueError(f"Y has shape {Y.shape}, expected ({n}, d) with d >= 1: one row per "
                          "point of X")

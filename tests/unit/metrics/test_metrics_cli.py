@@ -151,6 +151,8 @@ REFUSALS = [  # (what the case changes, words of the one error line)
     ({"X_truth": "rows"}, "truth has 37 rows but X has 38 points"),
     ({"json": "missing folder"}, "does not exist"),
     ({"json": "a folder"}, "is a folder"),
+    ({"json": "the map"}, "would replace it"),
+    ({"json": "the data"}, "would replace it"),
 ]
 
 
@@ -187,7 +189,8 @@ def _bad_case(tmp_path, case: dict, index: int):
     np.save(folder / "emb.npy", Y)
     out = None
     if kind == "json":
-        out = folder / "no-such-folder" / "row.json" if change == "missing folder" else folder
+        out = {"missing folder": folder / "no-such-folder" / "row.json", "a folder": folder,
+               "the map": folder / "." / "emb.npy", "the data": folder / "data.npz"}[change]
     return folder / "data.npz", folder / "emb.npy", out
 
 
@@ -226,3 +229,34 @@ def test_the_cli_refuses_a_wrong_shape_map_without_compiling(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     _one_error_line(done.stderr, "Y has shape (37, 2), expected (38, d)")
     assert list(cache.iterdir()) == []
+
+
+def test_json_into_a_folder_the_user_cannot_write_is_refused_before_the_engine(tmp_path):
+    """Run as an unprivileged uid (root may write anywhere): one line naming the folder, before
+    numba is imported, and the inputs untouched."""
+    import shutil
+    import subprocess
+    import sys
+
+    import tempfile
+    from pathlib import Path
+
+    data, emb, _ = _bad_case(tmp_path, {"json": "a folder"}, 0)
+    # pytest's tmp_path lies below a folder only its owner may enter
+    shared = Path(tempfile.mkdtemp(prefix="drfidelity-readonly-"))
+    shared.chmod(0o755)
+    data, emb = Path(shutil.copy(data, shared)), Path(shutil.copy(emb, shared))
+    locked = shared / "locked"
+    locked.mkdir(mode=0o555)
+    code = ("import sys; from drfidelity.metrics.cli import run; "
+            "code = run(sys.argv[1], sys.argv[2], sys.argv[3]); print(code, 'numba' in sys.modules)")
+    setpriv = shutil.which("setpriv")
+    assert setpriv, "setpriv (util-linux) is needed to run as an unprivileged uid"
+    done = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                           sys.executable, "-c", code, data, emb, locked / "row.json"],
+                          capture_output=True, text=True, timeout=120)
+    try:
+        assert done.stdout.split() == ["2", "False"], done.stdout + done.stderr
+        _one_error_line(done.stderr, locked, "is not writable")
+    finally:
+        shutil.rmtree(shared)
