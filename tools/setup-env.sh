@@ -13,8 +13,10 @@
 #
 # The installer. uv, pinned with its wheels' hashes in requirements/installer.lock (tools/lock.sh
 # regenerates it from installer.in), installed by the venv's own pip (--require-hashes) into a
-# temporary folder that is removed at the end. uv writes no .pyc files unless
-# UV_COMPILE_BYTECODE=1 (the image sets it; a local venv writes them at first import).
+# temporary folder that is removed at the end. Like pip, it writes every package's .pyc files at
+# install (--compile-bytecode). Compiled at first import instead, a package whose source holds an
+# invalid escape sequence (torchdr, under PCC) warns there, and the test suite's
+# warnings-are-errors turns that warning into a SyntaxError on import.
 #
 # Where packages come from. torch (the CPU build, torch==...+cpu) is not on PyPI: it comes from
 # exactly one source, in this order of choice:
@@ -125,7 +127,7 @@ else
     torch_from=(--index-url "$torch_source")
 fi
 
-target=(--python "$venv/bin/python" --quiet)
+target=(--python "$venv/bin/python" --quiet --compile-bytecode)
 echo "setup-env: torch $torch_pin from $torch_source; the rest from $pypi_named$also"
 "${uv[@]}" pip install "${target[@]}" --no-deps --require-hashes \
     --only-binary :all: "${torch_from[@]}" -r "$work/torch.lock"

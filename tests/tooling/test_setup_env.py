@@ -9,6 +9,7 @@ machine kind's copy of the torch wheel, so a missing input is a failure.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -190,6 +191,12 @@ def test_stock_machine_installs_the_lock_from_pypi_and_the_torch_index(tmp_path)
                                       capture_output=True, text=True, check=True,
                                       timeout=300).stdout)
     assert (found["torch"], found["cuda"]) == (pin, None)
+    # Compiled at install, as pip does: torchdr (under PCC) holds invalid escape sequences,
+    # which warn when compiled at import, and warnings are errors in the test suite.
+    site = next((venv / "lib").glob("python3.*/site-packages"))
+    uncompiled = [p for p in sorted((site / "torchdr").rglob("*.py"))
+                  if not Path(importlib.util.cache_from_source(str(p))).is_file()]
+    assert not uncompiled, uncompiled
     assert Path(found["drfidelity"]).is_relative_to(REPO / "src")
     installed = {normalise(k): v for k, v in found["installed"].items()}
     assert {k: v for k, v in installed.items() if k not in ("pip", "drfidelity")} == lock_pins()
