@@ -45,8 +45,8 @@ MAKEFILE = REPO / "Makefile"
 HADOLINT_CONFIG = REPO / ".hadolint.yaml"
 DOCKERIGNORE = REPO / ".dockerignore"
 # What the installer's RUN sets: no cache left in the layer (pip's, which bootstraps uv, and
-# uv's); setup-env.sh compiles the .pyc files itself. No package source: tools/setup-env.sh takes them
-# from requirements/torch-index and pip's configuration (docker/README.md, "Image vs CI").
+# uv's); setup-env.sh compiles the .pyc files itself. No package source: setup-env.sh takes
+# them from requirements/torch-index and pip's configuration (docker/README.md, "Image vs CI").
 INSTALLER_RUN_ENV = {"PIP_NO_CACHE_DIR": "1", "UV_NO_CACHE": "1"}
 # Paths of the machine the project was developed on; the image must not depend on any of them.
 HOST_PATHS = ("/opt/wheels", "/opt/pypi", "/etc/xdg/pip", "/work/main", "/work/shared",
