@@ -18,6 +18,8 @@ short line before it is logged or raised.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import io
 import logging
 import multiprocessing
@@ -71,25 +73,70 @@ class _WaitBudgetSpent(_CallFailed):
     """The whole wait allowed for this map is used up: no further attempt."""
 
 
+#: named HTML entities a server may write for the characters it must escape
+_HTML_NAMES = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos"}
+#: a run of base64 (standard or URL-safe alphabet) long enough to hide a key
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
+
+
+def _any_case(pattern: str) -> str:
+    """``pattern`` with each hex letter (and the x of ``&#x``) matched in either case."""
+    return re.sub(r"[A-Fa-fXx]", lambda m: f"[{m.group().upper()}{m.group().lower()}]", pattern)
+
+
 def _key_pattern(key: str) -> re.Pattern:
-    """The key as a server may echo it: each character as itself (JSON may escape it with a
-    backslash) or percent-encoded (either hex case; a space also as '+'), with line breaks
-    allowed between any two characters: whitespace (a wrapped line, an HTML page's newlines)
-    or their JSON escapes (\\n, \\r, \\t)."""
+    """The key as a server may echo it, one character at a time: as itself (JSON may escape it
+    with a backslash), percent-encoded once or twice (a space also as '+'), as a ``\\uXXXX`` or
+    ``\\xXX`` escape, as an HTML character reference (decimal, hex or named), or as hex bytes.
+    Line breaks are allowed between any two characters: whitespace (a wrapped line, an HTML
+    page's newlines) or their JSON escapes (\\n, \\r, \\t)."""
     def forms(character: str) -> str:
-        encoded = "".join(f"%{byte:02X}" for byte in character.encode("utf-8"))
-        hex_any_case = re.sub(r"[A-F]", lambda m: f"[{m.group()}{m.group().lower()}]", encoded)
-        options = ["\\\\?" + re.escape(character), hex_any_case]
-        return "(?:" + "|".join(options + (["\\+"] if character == " " else [])) + ")"
+        data = character.encode("utf-8")
+        hex_bytes = "".join(f"{byte:02x}" for byte in data)
+        code = ord(character)
+        options = ["\\\\?" + re.escape(character),
+                   _any_case("".join(f"%{byte:02x}" for byte in data)),
+                   _any_case("".join(f"%25{byte:02x}" for byte in data)),
+                   _any_case(hex_bytes),
+                   _any_case(f"\\\\u0*{code:04x}"),
+                   _any_case(f"&#x0*{code:x};"), f"&#0*{code};"]
+        if code < 0x100:
+            options.append(_any_case(f"\\\\x{code:02x}"))
+        if character in _HTML_NAMES:
+            options.append(f"&{_HTML_NAMES[character]};")
+        if character == " ":
+            options.append("\\+")
+        return "(?:" + "|".join(options) + ")"
     return re.compile(r"(?:\s|\\[nrt])*".join(forms(character) for character in key))
 
 
+def _hides_key(run: str, key: bytes) -> bool:
+    """Whether the base64 ``run`` decodes, at any of its four alignments and in either
+    alphabet, to bytes that hold ``key`` (an ``Authorization: Basic`` echo, a token)."""
+    for start in range(4):
+        body = run[start:].rstrip("=")
+        if len(body) % 4 == 1:  # a lone last character encodes no whole byte
+            body = body[:-1]
+        padded = body + "=" * (-len(body) % 4)
+        for alphabet in (None, b"-_"):
+            try:
+                if key in base64.b64decode(padded, altchars=alphabet, validate=True):
+                    return True
+            except binascii.Error:
+                continue
+    return False
+
+
 def _scrub(text: str) -> str:
-    """``text`` with the API key replaced (also URL-encoded or split across lines) and
-    whitespace runs folded, on one line of at most SERVER_TEXT_LIMIT characters: safe and
-    short enough to log or raise."""
+    """``text`` with the API key replaced (however a server may encode or split it, base64
+    included) and whitespace runs folded, on one line of at most SERVER_TEXT_LIMIT characters:
+    safe and short enough to log or raise."""
     key = os.environ.get(KEY_VARIABLE)
-    text = _key_pattern(key).sub("<TOORPIA_API_KEY>", text) if key else text
+    if key:
+        text = _key_pattern(key).sub("<TOORPIA_API_KEY>", text)
+        encoded = key.encode("utf-8")
+        text = _BASE64_RUN.sub(lambda m: "<TOORPIA_API_KEY>" if _hides_key(m.group(), encoded)
+                               else m.group(), text)
     text = " ".join(text.split())
     return text if len(text) <= SERVER_TEXT_LIMIT else text[:SERVER_TEXT_LIMIT - 1] + "…"
 

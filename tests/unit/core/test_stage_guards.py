@@ -4,6 +4,8 @@ and a leaked API key are one safe line."""
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import os
 import shutil
@@ -191,13 +193,30 @@ def test_stage_report_without_yaml_is_one_line(tmp_path):
     lambda key: urllib.parse.quote(key, safe="").replace("%2F", "%2f"),
     lambda key: key[:6] + "\n    " + key[6:],
     lambda key: json.dumps({"key": urllib.parse.quote(key[:4]) + "\r\n" + key[4:]}),
+    lambda key: json.dumps(key),  # ensure_ascii: é as \u00e9
+    lambda key: "".join(f"\\u{ord(c):04X}" for c in key),
+    lambda key: urllib.parse.quote(urllib.parse.quote(key, safe=""), safe=""),
+    lambda key: html.escape(key),
+    lambda key: "".join(f"&#{ord(c)};" if i % 2 else f"&#x{ord(c):X};" for i, c in enumerate(key)),
+    lambda key: key.encode().hex(),
+    lambda key: base64.b64encode(key.encode()).decode(),
+    lambda key: base64.urlsafe_b64encode(key.encode()).decode().rstrip("="),
+    lambda key: "Basic " + base64.b64encode(b"user:" + key.encode()).decode(),
 ])
 def test_the_api_key_is_scrubbed_however_it_is_echoed(monkeypatch, echo):
     from drfidelity.methods import toorpia
 
-    key = "tp-Ab3/xY+9 z=Q"
+    key = "tp-Ab3/xY+9 z=Q&é"
     monkeypatch.setenv(toorpia.KEY_VARIABLE, key)
     text = toorpia._scrub(f"401 Unauthorized: invalid key {echo(key)} (see docs)")
     assert "<TOORPIA_API_KEY>" in text
-    for piece in (key, key[:6], key[6:], urllib.parse.quote(key, safe="")):
+    for piece in (key, key[:6], key[6:], urllib.parse.quote(key, safe=""), echo(key)):
         assert piece not in text, text
+
+
+def test_base64_that_holds_no_key_is_left_alone(monkeypatch):
+    from drfidelity.methods import toorpia
+
+    monkeypatch.setenv(toorpia.KEY_VARIABLE, "tp-Ab3/xY+9 z=Q&é")
+    other = base64.b64encode(b"request id 8f2c: try again later").decode()
+    assert toorpia._scrub(f"503 {other}") == f"503 {other}"
