@@ -80,27 +80,28 @@ _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{8,}={0,2}")
 
 
 def _any_case(pattern: str) -> str:
-    """``pattern`` with each hex letter (and the x of ``&#x``) matched in either case."""
+    """``pattern`` with each hex letter (and the x of ``&#x`` or ``\\x``) matched in either case."""
     return re.sub(r"[A-Fa-fXx]", lambda m: f"[{m.group().upper()}{m.group().lower()}]", pattern)
 
 
 def _key_pattern(key: str) -> re.Pattern:
     """The key as a server may echo it, one character at a time: as itself (JSON may escape it
-    with a backslash), percent-encoded once or twice (a space also as '+'), as a ``\\uXXXX`` or
-    ``\\xXX`` escape, as an HTML character reference (decimal, hex or named), or as hex bytes.
+    with a backslash), its UTF-8 bytes percent-encoded once or twice (a space also as '+'), as
+    hex or as ``\\xXX`` escapes, its UTF-16 units as ``\\uXXXX`` escapes, or as an HTML character
+    reference (decimal, hex or named).
     Line breaks are allowed between any two characters: whitespace (a wrapped line, an HTML
     page's newlines) or their JSON escapes (\\n, \\r, \\t)."""
     def forms(character: str) -> str:
-        data = character.encode("utf-8")
-        hex_bytes = "".join(f"{byte:02x}" for byte in data)
+        utf8 = character.encode("utf-8")
+        utf16 = character.encode("utf-16-be")  # JSON's \u escapes: surrogate pairs above BMP
         code = ord(character)
         options = ["\\\\?" + re.escape(character),
-                   _any_case("".join(f"%{byte:02x}" for byte in data)),
-                   _any_case("".join(f"%25{byte:02x}" for byte in data)),
-                   _any_case(hex_bytes),
-                   _any_case(f"\\\\u0*{code:04x}"),
+                   *(_any_case("".join(f"{prefix}{byte:02x}" for byte in utf8))
+                     for prefix in ("%", "%25", "", "\\\\x")),
+                   _any_case("".join(f"\\\\u{utf16[i]:02x}{utf16[i + 1]:02x}"
+                                     for i in range(0, len(utf16), 2))),
                    _any_case(f"&#x0*{code:x};"), f"&#0*{code};"]
-        if code < 0x100:
+        if 0x80 <= code < 0x100:  # a str's repr: \xe9, where bytes give \xc3\xa9
             options.append(_any_case(f"\\\\x{code:02x}"))
         if character in _HTML_NAMES:
             options.append(f"&{_HTML_NAMES[character]};")

@@ -194,7 +194,9 @@ def test_stage_report_without_yaml_is_one_line(tmp_path):
     lambda key: key[:6] + "\n    " + key[6:],
     lambda key: json.dumps({"key": urllib.parse.quote(key[:4]) + "\r\n" + key[4:]}),
     lambda key: json.dumps(key),  # ensure_ascii: é as \u00e9
-    lambda key: "".join(f"\\u{ord(c):04X}" for c in key),
+    lambda key: "".join(json.dumps(c)[1:-1].upper().replace("\\U", "\\u") if ord(c) > 127
+                        else f"\\u{ord(c):04X}" for c in key),  # 😀 as a surrogate pair
+    lambda key: repr(key.encode()),  # \xc3\xa9 for é
     lambda key: urllib.parse.quote(urllib.parse.quote(key, safe=""), safe=""),
     lambda key: html.escape(key),
     lambda key: "".join(f"&#{ord(c)};" if i % 2 else f"&#x{ord(c):X};" for i, c in enumerate(key)),
@@ -206,7 +208,7 @@ def test_stage_report_without_yaml_is_one_line(tmp_path):
 def test_the_api_key_is_scrubbed_however_it_is_echoed(monkeypatch, echo):
     from drfidelity.methods import toorpia
 
-    key = "tp-Ab3/xY+9 z=Q&é"
+    key = "tp-Ab3/xY+9 z=Q&é😀"
     monkeypatch.setenv(toorpia.KEY_VARIABLE, key)
     text = toorpia._scrub(f"401 Unauthorized: invalid key {echo(key)} (see docs)")
     assert "<TOORPIA_API_KEY>" in text
