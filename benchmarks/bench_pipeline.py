@@ -5,8 +5,9 @@
 Both run side by side in one call, each twice in a throwaway copy (tools/throwaway-copy.sh):
 
 * kick: cold is tools/kick-the-tires.sh itself (what `make kick` runs after the venv step:
-  the copy, the kick profile, every stage, the up-to-date check); warm is
-  `python tools/repro.py --force` in the same copy right after.
+  the copy, the kick profile, every stage, the up-to-date check, judged against the goal:
+  `make kick` always starts from a new copy); warm is `python tools/repro.py --force` in the
+  same copy right after (every stage again, with the copy's full lock to rewrite).
 * quick: the copy shares this checkout's DVC cache, as a researcher's checkout has its cache;
   cold is the first `dvc exp run` of the quick profile there, warm the next experiment
   (UMAP's min_dist changed), so the same stages run again with everything loaded once.
@@ -196,7 +197,10 @@ def report(results: dict) -> None:
     for target, runs in results.items():
         last = runs.get("warm", runs["cold"])
         share = last["parts"]["compute"] / last["wall"]
-        met = max(run["wall"] for run in runs.values()) <= GOALS[target] and \
+        # `make kick` always starts cold (a new copy, no lock), so its goal is on the cold run;
+        # a researcher's experiments run warm as often as cold, so the quick profile's on both
+        judged = [runs["cold"]] if target == "kick" else list(runs.values())
+        met = max(run["wall"] for run in judged) <= GOALS[target] and \
             (target != "quick" or share >= 0.5)
         warm = describe(runs["warm"]) if "warm" in runs else "not run"
         print(f"| {names[target]} | <= {GOALS[target]:.0f} s | {describe(runs['cold'])} | "

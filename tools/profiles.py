@@ -3,20 +3,23 @@
 A profile turns the committed params (``params.yaml`` as git's HEAD has it) into a smaller set,
 whatever the working copy holds: after an experiment, ``dvc exp run`` leaves that experiment's
 params in ``params.yaml``, and a profile must not inherit them. It is used two ways, with the
-same result: it rewrites a params file in place (kick-the-tires), or it prints, as the ``-S``
-flags of ``dvc exp run``, the changes that turn the working copy into it, so that an
-experiment is one short line::
+same result: it rewrites a params file in place (kick-the-tires, in a throwaway copy), and the
+``studies.yaml`` beside it to the study map stages of the profile's methods alone, or it
+prints, as the ``-S`` flags of ``dvc exp run``, the changes that turn the working copy into it,
+so that an experiment is one short line::
 
     dvc exp run $(python tools/profiles.py flags quick) $(python tools/profiles.py targets quick)
 
 Profiles:
 
-* ``kick``: every stage, every method, on small data (N = 300, D = 64, 2 seeds; PyMDE and
-  PCC on 50 iterations) and every supplement on a few small inputs; what ``make kick`` runs.
+* ``kick``: every stage on small data (N = 300, D = 64, 2 seeds; PyMDE on 50 iterations),
+  by three methods (PCA, PyMDE, UMAP) on two datasets (clusters, outliers), and every
+  supplement on a few small inputs; what ``make kick`` runs.
 * ``quick``: one dataset (clusters) by PCA and UMAP, one seed, on the benchmark's own input
   (N = 1000, D = 768), so its rows compare with the committed ones; targets: the ranking table
   and its DVC metrics (``headline``).
-* ``study NAME``: one supplement study alone, on kick's small settings; targets: its tables.
+* ``study NAME``: one supplement study alone, by every method, on kick's small settings;
+  targets: its tables.
 
 Usage: python tools/profiles.py [--params FILE] {apply,flags,targets} PROFILE [STUDY]
 """
@@ -32,11 +35,17 @@ from pathlib import Path
 
 import yaml
 
-#: the main benchmark's part of the kick-the-tires profile: two seeds, so that run-to-run
-#: stability and the bootstrap CIs have something to work on; the two slowest iterative
-#: optimisers on fewer iterations, since kick checks the plumbing, not the maps
-KICK = {"data": {"n": 300, "d": 64}, "seeds": 2,
-        "method_params": {"PyMDE": {"max_iter": 50}, "PCC": {"num_epochs": 50}}}
+#: the small settings of kick and the study profiles: two seeds, so that run-to-run stability
+#: and the bootstrap CIs have something to work on; the two slowest iterative optimisers on
+#: fewer iterations, since these runs check the plumbing, not the maps
+SMALL = {"data": {"n": 300, "d": 64}, "seeds": 2,
+         "method_params": {"PyMDE": {"max_iter": 50}, "PCC": {"num_epochs": 50}}}
+
+#: what kick-the-tires runs every stage on: a method of each kind of library the others use
+#: (scikit-learn, torch, numba) on two datasets. Each (dataset or study, method) pair is a
+#: stage of a few seconds, and all eight methods on all five datasets took three times the
+#: two minutes a kick is meant to take (docs/performance.md)
+KICK = {"datasets": ["clusters", "outliers"], "methods": ["PCA", "PyMDE", "UMAP"]}
 
 #: what someone exploring a method wants first: two methods on one of the benchmark's inputs
 QUICK = {"datasets": ["clusters"], "methods": ["PCA", "UMAP"], "seeds": 1}
@@ -44,6 +53,11 @@ QUICK_TARGETS = ["headline"]
 
 #: strings that Hydra (behind ``dvc exp run -S``) reads as something else when unquoted
 HYDRA_WORDS = {"true", "false", "null", "inf", "nan"}
+
+
+#: the hyper-parameter study of a small run: two values of one knob, of the first of these
+#: methods that the run has
+SMALL_GRIDS = ({"t-SNE": {"perplexity": [5, 30]}}, {"UMAP": {"n_neighbors": [5, 15]}})
 
 
 def small_supplements(params: dict) -> dict:
@@ -59,16 +73,22 @@ def small_supplements(params: dict) -> dict:
                        "cluster_std": 0.005, "toorpia_dims": [], "toorpia_extra_dims": [40],
                        "toorpia_extra_seeds": [42, 0]},
         "hyperparams": {"datasets": [hyper_dataset],
-                        "grid": {"t-SNE": {"perplexity": [5, 30]}}},
+                        "grid": next((grid for grid in SMALL_GRIDS
+                                      if set(grid) <= set(params["methods"])), SMALL_GRIDS[0])},
     }
 
 
-def kick(params: dict) -> dict:
+def small(params: dict) -> dict:
+    """``params`` on :data:`SMALL`'s settings, its supplements unchanged."""
     method_params = {**params["method_params"]}
-    for method, knobs in KICK["method_params"].items():
+    for method, knobs in SMALL["method_params"].items():
         method_params[method] = {**method_params.get(method, {}), **knobs}
-    params = {**params, "seeds": KICK["seeds"], "data": {**params["data"], **KICK["data"]},
-              "method_params": method_params}
+    return {**params, "seeds": SMALL["seeds"], "data": {**params["data"], **SMALL["data"]},
+            "method_params": method_params}
+
+
+def kick(params: dict) -> dict:
+    params = {**small(params), **KICK}
     return {**params, "supplements": small_supplements(params)}
 
 
@@ -77,11 +97,11 @@ def quick(params: dict) -> dict:
 
 
 def study(params: dict, name: str) -> dict:
-    """Kick's small settings for study ``name``; the other studies keep their sections, since
-    the run's targets leave them out."""
-    small = kick(params)
-    return {**small, "supplements": {**params["supplements"],
-                                     name: small["supplements"][name]}}
+    """Study ``name`` on kick's small settings, with every method and dataset; the other
+    studies keep their sections, since the run's targets leave them out."""
+    params = small(params)
+    return {**params, "supplements": {**params["supplements"],
+                                      name: small_supplements(params)[name]}}
 
 
 def study_names(params: dict) -> list[str]:
@@ -164,7 +184,9 @@ def main(argv: list[str]) -> int:
                              "params.yaml); the profile starts from its committed version "
                              "(git HEAD) where there is one")
     parser.add_argument("action", choices=("apply", "flags", "targets"),
-                        help="apply: rewrite --params in place; flags: print the -S flags; "
+                        help="apply: rewrite --params in place (and the studies.yaml "
+                             "beside it: the study map stages of the profile's methods); "
+                             "flags: print the -S flags; "
                              "targets: print the stages the profile's run needs")
     parser.add_argument("profile", nargs="+",
                         help="kick, quick or study NAME (NAME: a supplement study)")
@@ -178,7 +200,11 @@ def main(argv: list[str]) -> int:
     params = current if base is None else yaml.safe_load(base)
     profile = resolve(args.profile, params)
     if args.action == "apply":
-        args.params.write_text(yaml.safe_dump(profile(params), sort_keys=False))
+        from drfidelity.supplements.wiring import render
+
+        applied = profile(params)
+        args.params.write_text(yaml.safe_dump(applied, sort_keys=False))
+        (args.params.parent / "studies.yaml").write_text(render(applied["methods"]))
     elif args.action == "flags":
         print(" ".join(f"-S {flag}" for flag in flags(current, profile(params))))
     else:

@@ -15,6 +15,7 @@ from dvc.utils.hydra import apply_overrides
 from drfidelity.core.params import parse_params
 from drfidelity.studies import study
 from pipeline_helpers import REPO
+from profiles import kick  # tools/ is on sys.path (pipeline_helpers)
 
 PROFILES = [["kick"], ["quick"]] + [["study", name] for name in
                                     yaml.safe_load((REPO / "params.yaml").read_text())
@@ -95,3 +96,28 @@ def test_a_profile_starts_from_the_committed_params_not_a_previous_experiment(tm
                            "quick").stdout.split()
     apply_overrides(tmp_path / "params.yaml", printed[1::2])
     assert yaml.safe_load((tmp_path / "params.yaml").read_text()) == wanted
+
+
+def test_apply_writes_the_study_maps_of_the_profiles_methods_alone(tmp_path):
+    """The kick's copy gets a map stage per (study, method) of its own methods only, the rest of
+    studies.yaml as committed: the other methods' stages would make nothing, at a few
+    seconds each."""
+    shutil.copy(REPO / "params.yaml", tmp_path / "params.yaml")
+    done = profiles_cli("--params", str(tmp_path / "params.yaml"), "apply", "kick")
+    assert done.returncode == 0, done.stderr
+    methods = yaml.safe_load((tmp_path / "params.yaml").read_text())["methods"]
+    written = yaml.safe_load((tmp_path / "studies.yaml").read_text())
+    committed = yaml.safe_load((REPO / "studies.yaml").read_text())
+    assert written.pop("study_maps") == {key: item for key, item
+                                         in committed.pop("study_maps").items()
+                                         if item["method"] in methods}
+    assert written == committed
+
+
+def test_every_study_of_the_kick_runs_jobs():
+    """Each supplement of the kick has maps to make: a study whose grid names only methods
+    the kick leaves out would run no job."""
+    params = parse_params(kick(yaml.safe_load((REPO / "params.yaml").read_text())))
+    for name in params.supplements:
+        jobs = [job for config in study(name).configs(params) for job in config.jobs]
+        assert jobs, f"study {name} runs no job in the kick"

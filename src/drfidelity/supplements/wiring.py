@@ -33,6 +33,7 @@ import shutil
 import sys
 import textwrap
 from pathlib import Path
+from typing import Collection
 
 from drfidelity.core.registry import METHODS
 from drfidelity.studies import all_studies
@@ -124,10 +125,11 @@ def single_stage_deps() -> dict[str, list[str]]:
             "report": [f"results/{name}.csv" for spec in specs for name in spec.report_tables]}
 
 
-def items() -> dict[str, dict]:
+def items(methods: Collection[str] | None = None) -> dict[str, dict]:
     """``studies`` (study -> its inputs stage's variable parts), ``study_maps``
-    (``<study>-<method>``, for every registered method -> its map stage's) and ``tables``
-    (table pair -> its score stage's)."""
+    (``<study>-<method>`` -> its map stage's, for every registered method or, in a small
+    run's copy, those of ``methods``) and ``tables`` (table pair -> its score stage's)."""
+    mapped = [name for name in METHODS if methods is None or name in methods]
     studies, study_maps, tables = {}, {}, {}
     for spec in all_studies():
         if len(spec.reads) > READS:
@@ -138,7 +140,7 @@ def items() -> dict[str, dict]:
                 else [own_module(spec.name)] * 2)
         code = helper(spec.name)
         studies[spec.name] = {"helper": code, "reads": reads}
-        for method in METHODS:
+        for method in mapped:
             study_maps[f"{spec.name}-{method}"] = {"study": spec.name, "method": method,
                                                    "maps": list(maps), "helper": code,
                                                    "reads": list(reads)}
@@ -204,12 +206,15 @@ def write_method_code(check: bool) -> list[str]:
     return stale
 
 
-def render() -> str:
-    """The text of ``studies.yaml``."""
+def render(methods: Collection[str] | None = None) -> str:
+    """The text of ``studies.yaml``: the committed one, or a small run's with the map stages of
+    ``methods`` alone (a method the run leaves out would only add stages that make nothing)."""
     import yaml
 
-    return HEADER + yaml.safe_dump(items(), sort_keys=False, default_flow_style=None,
-                                   width=100)
+    only = ("" if methods is None else
+            f"# A small run's copy: the map stages of {', '.join(methods)} alone.\n")
+    return HEADER + only + yaml.safe_dump(items(methods), sort_keys=False,
+                                          default_flow_style=None, width=100)
 
 
 def render_pipeline(text: str) -> str:
