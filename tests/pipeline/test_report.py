@@ -276,6 +276,39 @@ def test_findings_read_the_published_results(published):
     assert "**DREAMS**" in text and "5 of 5 datasets" in text and "93.5×" in text
 
 
+def test_truth_sentences_follow_the_results(published):
+    """Against the ground truth the published near-ρ leaders all change (DREAMS leads near ρ
+    on 5 of 5 datasets against the ambient data, on none against the truth) and the full-ρ
+    ones hold; the sentences say so, and say otherwise once the results do."""
+    from drfidelity.report.content import findings, headline, truth_summary
+
+    found = findings(published_inputs(published))
+    assert found["truth_holds"] == {"full": 5, "near": 0}
+    assert found["near_truth_top"] == [("PCA", 3), ("PCC", 1), ("toorPIA", 1)]
+    text = headline(found)
+    assert ("the full-ρ leader is the same on 5 of 5 datasets and the near-ρ leader on 0 of 5 "
+            "datasets (near-ρ leaders against the truth: PCA on 3, PCC on 1, toorPIA on 1)"
+            ) in text
+    clusters = found["datasets"]["clusters"]
+    assert truth_summary(clusters) == (
+        "Against the ground truth, toorPIA has the best full ρ both ways (0.525 against the "
+        "truth); the best near ρ is PCA's (0.277), where against the ambient data it is "
+        "DREAMS's.")
+    assert [c.header for c in clusters["truth_table"].columns] == ["vs ambient", "vs truth"] * 2
+    assert [m for m, _ in clusters["truth_table"].rows] == clusters["methods"]
+
+    # DREAMS's near ρ against the truth raised above everyone's on clusters
+    changed = published.copy()
+    row = ((changed.dataset == "clusters") & (changed.method == "DREAMS")
+           & (changed.metric == "shepard_near__vs_truth"))
+    changed.loc[row, ["median", "ci_lo", "ci_hi"]] = 0.9
+    found = findings(published_inputs(changed))
+    assert found["truth_holds"] == {"full": 5, "near": 1}
+    assert "near-ρ leader on 1 of 5 datasets" in headline(found)
+    assert truth_summary(found["datasets"]["clusters"]).endswith(
+        "DREAMS has the best near ρ both ways (0.900 against the truth).")
+
+
 def test_macros_and_report_name_a_missing_method_with_its_reason(published):
     from drfidelity.report.content import findings, report_blocks
     from drfidelity.report.document import to_markdown

@@ -27,8 +27,8 @@ from drfidelity.report.ranking import TOP_POINTS, scored_columns
 from drfidelity.report.releases import release_section, title as release_title
 from drfidelity.report.supplements import (TORN_RATIO, Supplements, study_glossary,
                                            supplement_blocks)
-from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, RankingTable, fixed,
-                                      ranking_table)
+from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, TRUTH_PAIRS, RankingTable,
+                                      fixed, ranking_table, truth_table)
 
 UPSTREAM = "DR Fidelity Benchmark {} (toorpia/dr-fidelity-benchmark, MIT)"
 
@@ -77,8 +77,11 @@ def findings(inputs: Inputs) -> dict[str, Any]:
         sigma_col = [c.key for c in table.columns].index("total")
         sigma = {m: int(cells[sigma_col].text) for m, cells in table.rows}
         top = max(sigma.values()) if sigma else 0
-        near = {m: inputs.median(dataset, m, "shepard_near__vs_ambient") for m in methods}
-        full = {m: inputs.median(dataset, m, "full_shepard") for m in methods}
+        (_, full_key, full_truth), (_, near_key, near_truth) = TRUTH_PAIRS
+        near = {m: inputs.median(dataset, m, near_key) for m in methods}
+        full = {m: inputs.median(dataset, m, full_key) for m in methods}
+        truth = {key: _best({m: inputs.median(dataset, m, key) for m in methods})
+                 for key in (full_truth, near_truth)}
         crush = {m: inputs.median(dataset, m, "tight_over_compression") for m in methods}
         pct = [inputs.median(dataset, m, "near_band_pct__vs_ambient") for m in methods]
         pct = next((p for p in pct if not math.isnan(p)), math.nan)
@@ -87,6 +90,8 @@ def findings(inputs: Inputs) -> dict[str, Any]:
             "table": table, "methods": methods, "sigma": sigma,
             "sigma_winners": [m for m in methods if sigma[m] == top], "sigma_max": top,
             "near_leader": _best(near), "full_leader": _best(full), "crush": _best(crush),
+            "near_truth_leader": truth[near_truth], "full_truth_leader": truth[full_truth],
+            "truth_table": truth_table(inputs.aggregated, dataset, methods),
             "near_pct": pct, "outvote": (100 - pct) / pct if pct > 0 else math.nan,
             "failures": [(m, headers[i]) for m, cells in table.rows
                          for i, c in enumerate(cells) if c.mark == "crit"],
@@ -104,6 +109,11 @@ def findings(inputs: Inputs) -> dict[str, Any]:
         "near_top": near_wins.most_common(1)[0] if near_wins else (None, 0),
         "full_not_near": sum(1 for f in per.values()
                              if f["full_leader"][0] != f["near_leader"][0]),
+        # per ρ, the datasets whose leader is the same against the truth, and who leads there
+        "truth_holds": {rho: sum(1 for f in per.values() if f[f"{rho}_truth_leader"][0]
+                                 == f[f"{rho}_leader"][0]) for rho in ("full", "near")},
+        "near_truth_top": Counter(f["near_truth_leader"][0] for f in per.values()
+                                  if f["near_truth_leader"][0]).most_common(),
         "worst_crush": worst_crush,
         "n_methods": len({m for f in per.values() for m in f["methods"]}),
     }
@@ -152,10 +162,24 @@ def headline(found: dict) -> str:
     text += (f" The method with the best full ρ is not the one with the best near ρ on "
              f"{_count(found['full_not_near'], n)}: a high global ρ does not say that near "
              "pairs are kept.")
+    text += " " + truth_sentence(found)
     if crush_m is not None and crush > 1:
         text += (f" The largest crush of a tightest cluster is **{crush_m}** on {crush_ds}: "
                  f"relative to the whole map it is {crush:.1f}× smaller than in the data.")
     return text
+
+
+def truth_sentence(found: dict) -> str:
+    """Which of the headline's leaders hold when the maps are scored against the ground truth
+    (the points before the noise) rather than the noisy ambient data."""
+    n, holds = found["n_datasets"], found["truth_holds"]
+    text = (f"Scored against the ground truth (the points before the noise) instead of the "
+            f"ambient data, the full-ρ leader is the same on {_count(holds['full'], n)} and the "
+            f"near-ρ leader on {_count(holds['near'], n)}")
+    if holds["near"] < n and found["near_truth_top"]:
+        text += (" (near-ρ leaders against the truth: "
+                 + ", ".join(f"{m} on {k}" for m, k in found["near_truth_top"]) + ")")
+    return text + "."
 
 
 # ------------------------------------------------------------------------- per-dataset text
@@ -187,6 +211,10 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
                              fig.figure_caption("gallery", dataset, facts) + missing))
     blocks.append(Table(f["table"]))
     blocks.append(Para(table_summary(f) + missing))
+    blocks.append(Para(f"{title}: full and near ρ against the ambient data (what the ranking "
+                       "scores, noise included) and against the ground truth."))
+    blocks.append(Table(f["truth_table"]))
+    blocks.append(Para(truth_summary(f)))
     if facts is None:
         blocks.append(Quote(f"Figures not built in this run: `drfidelity stage figures "
                             f"{dataset}` (run by `dvc repro`) draws them."))
@@ -210,6 +238,22 @@ def table_summary(f: dict) -> str:
     else:
         text += " No outright failure."
     return text
+
+
+def truth_summary(f: dict) -> str:
+    """The dataset's full- and near-ρ leaders against the truth, beside the ambient ones."""
+    parts = []
+    for rho in ("full", "near"):
+        (ambient, _), (truth, value) = f[f"{rho}_leader"], f[f"{rho}_truth_leader"]
+        if truth is None:
+            continue
+        if truth == ambient:
+            parts.append(f"{truth} has the best {rho} ρ both ways ({fixed(value)} against "
+                         "the truth)")
+        else:
+            parts.append(f"the best {rho} ρ is {truth}'s ({fixed(value)}), where against the "
+                         f"ambient data it is {ambient}'s")
+    return ("Against the ground truth, " + "; ".join(parts) + ".") if parts else ""
 
 
 # ------------------------------------------------------------------------- whole report
@@ -276,6 +320,9 @@ def glossary(params: Params) -> tuple[str, ...]:
         "**full ρ** (column *full · global*): Spearman ρ between ambient and map distances "
         "over all pairs (global layout). **near ρ** (*near · first-mode band*): the same over "
         "the first-mode band only (near structure).",
+        "**vs ambient / vs truth**: a ρ against the distances of the data the methods saw "
+        "(noise included; the ranking scores these) / of the same points before the noise "
+        "(the ground truth); the near band is then the truth's own first-mode band.",
         "**outlier ρ / minority ρ** (minority-pair ρ): the same over the pairs that involve "
         "an outlier / a minority point; **within-majority, within-minority, cross-population "
         "ρ**: over the pairs with both ends in the majority, both in the minority, one in each.",

@@ -175,6 +175,33 @@ def ranking_table(aggregated: pd.DataFrame, dataset: str,
     return table
 
 
+#: the ranking's two ρ, each against the ambient (noisy) data and against the ground truth
+#: (the same points before the noise): (group, metric vs ambient, metric vs truth)
+TRUTH_PAIRS = (("Full ρ · all pairs", "full_shepard", "shepard_p100__vs_truth"),
+               ("Near ρ · first-mode band", "shepard_near__vs_ambient",
+                "shepard_near__vs_truth"))
+
+
+def truth_table(aggregated: pd.DataFrame, dataset: str, order: Sequence[str]) -> RankingTable:
+    """Full and near ρ of ``dataset`` against the ambient data beside the same ρ against the
+    ground truth, one row per method of ``order`` (the ranking table's), best and worst
+    marked per column. The ranking scores the ambient columns, so they include how a map
+    follows the noise; the truth columns score the geometry the data was drawn from."""
+    _, stats, _ = _dataset_stats(aggregated, dataset)
+    columns = [Column(key, header, group, "higher") for group, ambient, truth in TRUTH_PAIRS
+               for key, header in ((ambient, "vs ambient"), (truth, "vs truth"))]
+    cells: dict[str, list[Cell]] = {m: [] for m in order}
+    for column in columns:
+        rows = {m: stats[m].get(column.key) for m in order}
+        values = {m: np.nan if r is None else r.median for m, r in rows.items()}
+        marks = column_marks(column, values, {m: r.ci_hi for m, r in rows.items() if r},
+                             signed=())
+        for m, r in rows.items():
+            text = "—" if r is None else format_value(r.median, r.ci_lo, r.ci_hi, r.n_runs)
+            cells[m].append(Cell(text, marks.get(m)))
+    return RankingTable(dataset, columns, [(m, cells[m]) for m in order])
+
+
 def column_marks(column: Column, values: dict[str, float | None],
                  upper: dict[str, float] | None = None,
                  signed: Collection[str] = SIGNED) -> dict[str, str]:
