@@ -515,8 +515,14 @@ def test_readme_run_commands_are_offline_and_as_the_invoking_user():
 
 
 def test_image_check_runs_in_ci_after_the_host_tests():
-    ci = [line.removeprefix("part ") for line in (REPO / ".ci" / "run").read_text().splitlines()]
-    assert ci.index("make image-check") > max(ci.index("make test"), ci.index("make test-slow"))
+    """The image check starts once both test runs (side by side) have ended."""
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+
+    def line_of(pattern: str) -> int:
+        return next(i for i, line in enumerate(ci) if re.search(pattern, line))
+
+    tests = max(line_of(r"\bpart make test( |$)"), line_of(r"\bpart make test-slow\b"))
+    assert line_of(r"^part make image-check$") > line_of(r"\bwait\b") > tests
     assert re.search(r"^image-check:.*\n\ttools/image-check.sh$", MAKEFILE.read_text(), re.MULTILINE)
     assert re.search(r"^image:.*\n\ttools/image.sh$", MAKEFILE.read_text(), re.MULTILINE)
 
