@@ -34,7 +34,7 @@ from drfidelity.report.supplements import (TORN_RATIO, Supplements, supplement_m
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.core.storage import atomic_write
-from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT
+from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT, interval_words
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
@@ -49,9 +49,9 @@ def ranking_rules(params: Params) -> str:
         "$\\rho$. \\textbf{Bold} = best in the column, \\textit{italic} = worst (ties all "
         "marked, $\\Sigma$ included); \\dag{} = outright failure (a near or outlier $\\rho$ "
         "whose bootstrap CI lies below 0, or the largest tightest-cluster crush when above "
-        f"${CRUSH_LIMIT}\\times$). Medians over {params.seeds} seeds with "
-        f"{100 * (1 - params.bootstrap.alpha):g}\\% bootstrap CIs of the median (shown when "
-        f"at least {CI_MIN_WIDTH:g} wide)"
+        f"${CRUSH_LIMIT}\\times$). Medians over {params.seeds} seeds; in brackets, where "
+        f"at least {CI_MIN_WIDTH:g} wide, "
+        + escape(interval_words(params.seeds, params.bootstrap.alpha))
         + (f"; {', '.join(deterministic)} run once (deterministic)" if deterministic else "")
         + "."
     )

@@ -28,7 +28,7 @@ from drfidelity.report.releases import release_section, title as release_title
 from drfidelity.report.supplements import (TORN_RATIO, Supplements, study_glossary,
                                            supplement_blocks)
 from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, TRUTH_PAIRS, RankingTable,
-                                      fixed, ranking_table, truth_table)
+                                      fixed, interval_words, ranking_table, truth_table)
 
 UPSTREAM = "DR Fidelity Benchmark {} (toorpia/dr-fidelity-benchmark, MIT)"
 
@@ -141,11 +141,22 @@ def config_lines(params: Params) -> list[str]:
         f"({', '.join(stochastic) or 'none'}) run "
         + (f"seeds 0–{params.seeds - 1}" if params.seeds > 1 else "seed 0")
         + ", the others once.",
-        f"Bootstrap: {params.bootstrap.n_boot} resamples, seed {params.bootstrap.seed}, "
-        f"{100 * (1 - params.bootstrap.alpha):g}% CIs of the median.",
+        f"Intervals: in brackets after a median, "
+        f"{interval_words(params.seeds, params.bootstrap.alpha)}; "
+        f"{params.bootstrap.n_boot} resamples, seed {params.bootstrap.seed}. "
+        + _run_once(params),
         "Every metric is exact on all N(N−1)/2 pairs; per-run values are in "
         "`results/metrics_per_run.csv`, medians and CIs in `results/metrics_aggregated.csv`.",
     ]
+
+
+def _run_once(params: Params) -> str:
+    """The deterministic methods of the run, which run once: a single value, no interval."""
+    once = [m for m in params.methods if not METHODS[m].stochastic]
+    if not once:
+        return ""
+    return (f"{_and(once)} {'runs' if len(once) == 1 else 'run'} once (deterministic): a "
+            "single value, no interval.")
 
 
 def headline(found: dict) -> str:
@@ -266,6 +277,7 @@ def _guide_dataset(found: dict, key: str) -> str:
 
 
 def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
+    seeds = inputs.params.seeds
     blocks: list[Block] = [Heading(2, "Reading guide"), Heading(3, "Glossary"), Para(
         "Every label of the tables and figures below, defined once. All distances are "
         "Euclidean and exact on all N(N−1)/2 pairs; ambient = the noisy data the methods saw."),
@@ -302,8 +314,9 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
         f"crush when it exceeds {CRUSH_LIMIT}×. In REPORT.html: green = best, light red = "
         "worst, dark red = outright failure; the greyed columns are the biased reference block.",
         "**tight-cluster scale ×**: best = closest to 1, no worst mark.",
-        "Values: medians over seeds; brackets = bootstrap CI of the median (shown when runs > 1 "
-        f"and the CI is at least {CI_MIN_WIDTH:g} wide). Deterministic methods run once.",
+        f"Values: medians over seeds; in brackets, where runs > 1 and it is at least "
+        f"{CI_MIN_WIDTH:g} wide, {interval_words(seeds, inputs.params.bootstrap.alpha)}. "
+        + _run_once(inputs.params),
     ))]
     return blocks
 

@@ -101,6 +101,28 @@ def format_value(median: float, lo: float, hi: float, n_runs: int) -> str:
     return text
 
 
+def lowest_median_chance(runs: int) -> float:
+    """The chance that the median of a bootstrap resample of ``runs`` values is the lowest of
+    them (by symmetry, the highest): more than half of the draws must be that value."""
+    p = 1 / runs
+    return math.fsum(math.comb(runs, k) * p ** k * (1 - p) ** (runs - k)
+                     for k in range(runs // 2 + 1, runs + 1))
+
+
+def interval_words(runs: int, alpha: float) -> str:
+    """What the bracketed interval after a median over ``runs`` runs is, in words. It is the
+    bootstrap's percentile interval of the median; with few runs a resampled median is the
+    lowest (or highest) run far more often than alpha / 2, so the interval is their range,
+    not a confidence interval (3 runs: 7/27 against 0.025)."""
+    level = f"{100 * (1 - alpha):g}%"
+    chance = lowest_median_chance(runs) if runs > 1 else 0.0
+    if chance > alpha / 2:
+        return (f"the range of the {runs} runs, lowest to highest (their {level} bootstrap "
+                f"interval of the median, which with {runs} runs is their range: a resampled "
+                f"median is the lowest run with probability {chance:.2f}, above {alpha / 2:g})")
+    return f"the {level} bootstrap interval of the median over the runs"
+
+
 def _dataset_stats(aggregated: pd.DataFrame, dataset: str):
     """(methods in canonical order, aggregated rows by method and metric, medians)."""
     subset = aggregated[aggregated["dataset"] == dataset]

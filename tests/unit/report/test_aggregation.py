@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from drfidelity.aggregation import AGGREGATED_COLUMNS, aggregate_runs, bootstrap_median_ci
+from drfidelity.report.tables import interval_words, lowest_median_chance
 
 
 def test_bootstrap_degenerate_cases():
@@ -27,6 +28,22 @@ def test_bootstrap_is_the_same_for_every_cell():
     a = bootstrap_median_ci([1.0, 2.0, 4.0])
     b = bootstrap_median_ci([10.0, 20.0, 40.0])
     assert b == pytest.approx(tuple(10 * x for x in a), rel=1e-15)
+
+
+def test_few_runs_give_their_range_and_the_report_says_so():
+    """A resampled median of 3 runs is the lowest with probability 7/27 (2 of 3 draws or all
+    3: 6/27 + 1/27), far above 2.5 %, so the 95 % interval is the runs' range; with 7 runs
+    (0.0102) it is not. The bootstrap itself agrees, and the report's words follow."""
+    assert lowest_median_chance(3) == pytest.approx(7 / 27, abs=1e-15)
+    assert lowest_median_chance(2) == pytest.approx(1 / 4, abs=1e-15)
+    rng = np.random.default_rng(7)
+    for runs, is_range in ((2, True), (3, True), (5, True), (7, False), (10, False)):
+        for _ in range(20):
+            values = rng.normal(size=runs)
+            lo, hi = bootstrap_median_ci(values, n_boot=2000, alpha=0.05, seed=12345)
+            assert ((lo, hi) == (values.min(), values.max())) == is_range, (runs, values)
+        assert interval_words(runs, 0.05).startswith("the range of") == is_range
+    assert interval_words(1, 0.05) == "the 95% bootstrap interval of the median over the runs"
 
 
 def test_aggregate_skips_all_nan_metrics_and_counts_finite_runs():
