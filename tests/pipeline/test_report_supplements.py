@@ -175,8 +175,8 @@ def test_captions_quote_the_figure_facts(published):
 def test_report_stage_writes_the_supplements_and_the_addplot_table(published_results,
                                                                     tmp_path):
     root = build_supplement_workspace(tmp_path / "ws", published_results)
-    for name in ("metrics_aggregated.csv", "skipped_methods.csv", "scale_runs.csv",
-                 "scale_exponents.csv", "scale_machine.json"):
+    for name in ("metrics_aggregated.csv", "metrics_per_run.csv", "skipped_methods.csv",
+                 "scale_runs.csv", "scale_exponents.csv", "scale_machine.json"):
         shutil.copyfile(REPO / "results" / name, root / "results" / name)
     params = load_params(REPO / "params.yaml")
     supplement_figures.run(params, root)
@@ -207,7 +207,7 @@ def test_report_stage_writes_the_supplements_and_the_addplot_table(published_res
 
 def test_report_stage_without_supplements_notes_them_and_writes_no_addplot_table(tmp_path):
     (tmp_path / "results").mkdir()
-    for name in ("metrics_aggregated.csv", "skipped_methods.csv"):
+    for name in ("metrics_aggregated.csv", "metrics_per_run.csv", "skipped_methods.csv"):
         shutil.copyfile(REPO / "results" / name, tmp_path / "results" / name)
     report_stage.run(load_params(REPO / "params.yaml"), tmp_path)
     report = (tmp_path / "REPORT.md").read_text()

@@ -123,7 +123,9 @@ def run(params: Params, root: Path) -> None:
     published = published_release(root)
     # what moved between releases is told where they are all imported: the root configuration
     diffs = load_release_diffs(root) if published == RELEASES[0] else []
-    inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published)
+    per_run = pd.read_csv(results_dir(root) / "metrics_per_run.csv",
+                          float_precision="round_trip")
+    inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published, per_run)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     markdown, html = report_paths(root)

@@ -23,7 +23,7 @@ from drfidelity.core.params import Params, snr_label
 from drfidelity.report import figures as fig
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
-from drfidelity.report.ranking import TOP_POINTS, scored_columns
+from drfidelity.report.ranking import TOP_POINTS, rank_stability, scored_columns
 from drfidelity.report.releases import release_section, title as release_title
 from drfidelity.report.supplements import (TORN_RATIO, Supplements, study_glossary,
                                            supplement_blocks)
@@ -45,6 +45,8 @@ class Inputs:
     releases: list[tuple[str, str, dict | None]] = field(default_factory=list)
     #: the previous project's release this configuration rebuilds (compared with)
     published: str = RELEASES[0]
+    #: ``results/metrics_per_run.csv`` (None: no rank-stability readout)
+    per_run: pd.DataFrame | None = None
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset, self.params.ranking)
@@ -116,6 +118,8 @@ def findings(inputs: Inputs) -> dict[str, Any]:
                                   if f["near_truth_leader"][0]).most_common(),
         "worst_crush": worst_crush,
         "n_methods": len({m for f in per.values() for m in f["methods"]}),
+        "rank_stability": (None if inputs.per_run is None else rank_stability(
+            inputs.per_run, list(per), inputs.params.ranking, list(METHODS))),
     }
 
 
@@ -178,6 +182,37 @@ def headline(found: dict) -> str:
         text += (f" The largest crush of a tightest cluster is **{crush_m}** on {crush_ds}: "
                  f"relative to the whole map it is {crush:.1f}× smaller than in the data.")
     return text
+
+
+def stability_text(found: dict) -> str | None:
+    """The rank-stability readout: does a dataset's Σ leader (and its whole row order) stay
+    when one seed is left out, and the top summed Σ when one dataset is?"""
+    stability = found["rank_stability"]
+    if stability is None:
+        return None
+    texts = []
+    seeds = stability["seeds"]
+    if stability["n_seeds"] > 1:
+        def kept(what: str) -> str:
+            return ", ".join(f"{d} {c[what]} of {c['n']}" for d, c in seeds.items())
+
+        texts.append(f"Leaving out one of the {stability['n_seeds']} seeds of the stochastic "
+                     f"methods, the Σ leader of each dataset stays in {kept('leader')} "
+                     f"rankings, and its whole row order in {kept('order')}.")
+    if len(stability["datasets"]) > 1:
+        top = stability["all"]
+        same = [d for d, t in stability["datasets"].items() if t == top]
+        other = {d: t for d, t in stability["datasets"].items() if t != top}
+        opening = "Leaving out one dataset, the highest Σ summed over the others is "
+        if not other:
+            text = (f"{opening}{'+'.join(top)}'s whichever of the {len(same)} is left out, as "
+                    "over all of them")
+        else:
+            text = opening + "; ".join(f"{'+'.join(t)}'s without {d}"
+                                       for d, t in stability["datasets"].items())
+            text += f" (over all of them: {'+'.join(top)}'s)"
+        texts.append(text + ".")
+    return " ".join(texts) or None
 
 
 def truth_sentence(found: dict) -> str:
@@ -445,6 +480,9 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
              "shows where we agree. DREAMS is our own loop (see the methodology notes).")
     blocks: list[Block] = [Heading(1, TITLE), Para(intro), Bullets(tuple(config_lines(params))),
                            Quote("**Headline.** " + headline(found))]
+    stability = stability_text(found)
+    if stability:
+        blocks.append(Quote("**Rank stability.** " + stability))
     if len(inputs.skipped):
         blocks.append(Quote("**Methods not run here:** " + "; ".join(
             f"{r.method} on {r.dataset}: {r.reason}" for r in inputs.skipped.itertuples())))

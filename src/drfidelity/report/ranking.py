@@ -76,3 +76,64 @@ def row_order(points: Mapping[str, Mapping[str, int | None]],
         return MISSING if v is None or math.isnan(v) else v
 
     return sorted(methods, key=lambda m: (points[m]["total"], full(m)), reverse=True)
+
+
+def dataset_leaders(medians: Mapping[str, Mapping[str, float]], methods: Sequence[str],
+                    keys: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...], dict]:
+    """(Σ leaders, row order, Σ per method) of one dataset's ranking from its medians."""
+    points = composite_points(medians, methods, keys)
+    totals = {m: points[m]["total"] for m in methods}
+    top = max(totals.values(), default=0)
+    return (tuple(m for m in methods if totals[m] == top),
+            tuple(row_order(points, medians, methods)), totals)
+
+
+def _rankings(per_run, datasets: Sequence[str], ranking: Mapping[str, Sequence[str]],
+              methods: Sequence[str]) -> dict[str, tuple]:
+    """Per dataset of ``per_run`` (one row per run, a column per metric), its
+    :func:`dataset_leaders` from the runs' medians."""
+    found = {}
+    for dataset in datasets:
+        keys = list(scored_keys(dataset, ranking))
+        runs = per_run[per_run["dataset"] == dataset]
+        ran = [m for m in methods if m in set(runs["method"])]
+        columns = list(dict.fromkeys([*keys, "full_shepard"]))  # row order's tie-break
+        medians = {m: runs.loc[runs["method"] == m, columns].median().to_dict() for m in ran}
+        found[dataset] = dataset_leaders(medians, ran, keys)
+    return found
+
+
+def rank_stability(per_run, datasets: Sequence[str], ranking: Mapping[str, Sequence[str]],
+                   methods: Sequence[str]) -> dict:
+    """How far the ranking rests on one seed or one dataset.
+
+    ``seeds``: per dataset, of the rankings with one seed's runs of the stochastic methods left
+    out (the deterministic ones run once and stay), how many keep the Σ leaders (``leader``)
+    and the whole row order (``order``), out of ``n``; ``order``: each dataset's row order
+    with every run. ``datasets``: per dataset left out, the
+    method(s) with the highest Σ summed over the others, and whether that is the method(s) of
+    all of them (``all``). Medians are recomputed from the runs; the metric table's own
+    medians are the same numbers (the median of the finite runs).
+    """
+    full = _rankings(per_run, datasets, ranking, methods)
+    stochastic = per_run["stochastic"].astype(bool)
+    seeds = sorted(set(per_run.loc[stochastic, "seed"]))
+    kept = {d: {"leader": 0, "order": 0, "n": 0} for d in datasets}
+    if len(seeds) > 1:
+        for seed in seeds:
+            left = _rankings(per_run[~(stochastic & (per_run["seed"] == seed))], datasets,
+                             ranking, methods)
+            for dataset in datasets:
+                counts = kept[dataset]
+                counts["n"] += 1
+                counts["leader"] += left[dataset][0] == full[dataset][0]
+                counts["order"] += left[dataset][1] == full[dataset][1]
+
+    def top_of(subset: Sequence[str]) -> tuple[str, ...]:
+        summed = {m: sum(full[d][2].get(m, 0) for d in subset) for m in methods}
+        best = max(summed.values(), default=0)
+        return tuple(m for m in methods if summed[m] == best)
+
+    return {"seeds": kept, "n_seeds": len(seeds), "all": top_of(datasets),
+            "order": {d: full[d][1] for d in datasets},
+            "datasets": {d: top_of([o for o in datasets if o != d]) for d in datasets}}
