@@ -13,7 +13,8 @@ hand edit of the pipeline.
   ``dvc.yaml`` is written by hand.
 
 ``python -m drfidelity.supplements.wiring`` writes them all in place (``--check``: writes nothing,
-exits 1 naming each stale file); ``tests/test_study_registry.py`` fails while any differs.
+exits 1 naming each stale file); ``tests/unit/studies/test_study_registry.py`` fails while any
+differs.
 DVC lists have one length, so each study's variable parts in ``studies.yaml`` are padded:
 ``reads`` (the shared params keys it reads) with ``methods``, which every study reads and DVC
 records once; ``maps`` (its toorPIA maps folder and the manifest they are checked against) and
@@ -44,7 +45,7 @@ HEADER = """\
 # Generated from the study registry (src/drfidelity/studies) by
 #   python -m drfidelity.supplements.wiring > studies.yaml
 # Do not edit: dvc.yaml's supplement stages loop over these (`vars`), and
-# tests/test_study_registry.py checks that this file is current.
+# tests/unit/studies/test_study_registry.py checks that this file is current.
 """
 #: the comment line that opens a generated tail of ``deps`` in dvc.yaml
 MARK = "# the studies' files (written by python -m drfidelity.supplements.wiring):"

@@ -204,7 +204,7 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
     params = parse_params(raw)
     assert study("toy").settings(params) == {"spreads": [1.0, 2.0], "n": 30}
     (tmp_path / "results").mkdir()
-    for name in ("metrics_aggregated.csv", "skipped_methods.csv"):
+    for name in ("metrics_aggregated.csv", "metrics_per_run.csv", "skipped_methods.csv"):
         shutil.copyfile(REPO / "results" / name, tmp_path / "results" / name)
     monkeypatch.chdir(tmp_path)
 
