@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from drfidelity.core.registry import METHODS
 from drfidelity.core.files import write_array_dir, write_text
 from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published_release,
                                     release_diff_paths, report_paths, results_dir,
                                     supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
-from drfidelity.report.content import TITLE, Inputs, findings, points_rule, report_blocks
+from drfidelity.report.content import (TITLE, Inputs, findings, points_rule, report_blocks,
+                                       run_once)
 from drfidelity.report.document import to_html, to_markdown
 from drfidelity.metrics import bands
 from drfidelity.metrics.cluster_scale import MIN_CLUSTER_POINTS
@@ -42,7 +42,7 @@ TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 def ranking_rules(params: Params) -> str:
     """The ranking tables' rules (composite points, marks, CIs), stated once in the paper's
     text (macro ``\\RankingRules``) rather than in every caption."""
-    deterministic = [m for m in params.methods if not METHODS[m].stochastic]
+    deterministic = run_once(params)
     return (
         f"Composite: {points_rule()} points for places 1--{TOP_POINTS} per scored column "
         "(exact ties keep the canonical method order); rows sorted by $\\Sigma$, then full "

@@ -154,9 +154,13 @@ def config_lines(params: Params) -> list[str]:
     ]
 
 
+def run_once(params: Params) -> list[str]:
+    """The run's deterministic methods, which run once: a single value, no interval."""
+    return [m for m in params.methods if not METHODS[m].stochastic]
+
+
 def _run_once(params: Params) -> str:
-    """The deterministic methods of the run, which run once: a single value, no interval."""
-    once = [m for m in params.methods if not METHODS[m].stochastic]
+    once = run_once(params)
     if not once:
         return ""
     return (f"{_and(once)} {'runs' if len(once) == 1 else 'run'} once (deterministic): a "
