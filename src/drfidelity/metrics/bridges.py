@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse.csgraph import minimum_spanning_tree
 from scipy.spatial import cKDTree
-from scipy.spatial.distance import pdist, squareform
+from scipy.spatial.distance import squareform
+
+from .distances import condensed_distances
 
 TORN_RATIO = 1.0 / 3.0
 
@@ -35,7 +37,7 @@ def bottleneck_gap(A: np.ndarray, B: np.ndarray, S: np.ndarray) -> float:
     """
     points = np.concatenate([A, B, S])
     n_a, n_b = A.shape[0], B.shape[0]
-    distances = squareform(pdist(points))
+    distances = squareform(condensed_distances(points, "euclidean", "Y"))
     parent = np.arange(points.shape[0])
     has_a = np.arange(points.shape[0]) < n_a
     has_b = (np.arange(points.shape[0]) >= n_a) & (np.arange(points.shape[0]) < n_a + n_b)

@@ -25,10 +25,9 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
 from drfidelity.core.validation import check_memory
-from drfidelity.metrics.distances import check_finite, feature_rows, metric_options
+from drfidelity.metrics.distances import feature_rows, metric_options
 from drfidelity.metrics.inputs import check_map_points, check_space
 from drfidelity.metrics.ranks import row_ranks
 
@@ -56,9 +55,8 @@ def _rank_blocks(X: np.ndarray, Y: np.ndarray, metric: str
     options = {} if metric == "precomputed" else metric_options(X, metric)
     for start in range(0, n, step):
         rows = np.arange(start, min(start + step, n))
-        d_data = X[rows] if metric == "precomputed" else check_finite(
-            feature_rows(X, rows, metric, options), "X", metric, n, rows)
-        d_map = cdist(Y[rows], Y, metric="euclidean")
+        d_data = X[rows] if metric == "precomputed" else feature_rows(X, rows, metric, options)
+        d_map = feature_rows(Y, rows, "euclidean", {}, "Y")
         yield rows, row_ranks(d_data, rows), row_ranks(d_map, rows)
 
 

@@ -17,8 +17,9 @@ ROW_BLOCK_ENTRIES = 1 << 22  # ~32 MB of float64 per row block
 
 
 def condensed_distances(X: np.ndarray, metric: str, name: str = "X") -> np.ndarray:
-    """``pdist(X, metric)``, or the upper triangle of X when ``metric='precomputed'``;
-    ValueError naming ``name`` and a pair when a distance is not finite."""
+    """``pdist(X, metric)``, or the upper triangle of X when ``metric='precomputed'``; pairs
+    whose squares left float64's range recomputed exactly (:func:`checked`); ValueError naming
+    ``name`` and a pair when a distance is not finite."""
     if metric == "precomputed":
         n = X.shape[0]
         out = np.empty(n * (n - 1) // 2)
@@ -26,10 +27,19 @@ def condensed_distances(X: np.ndarray, metric: str, name: str = "X") -> np.ndarr
             start = row_start(i, n)
             out[start:start + n - i - 1] = X[i, i + 1:]
         return out
-    return check_finite(pdist(X, metric=metric), name, metric, X.shape[0])
+    return checked(pdist(X, metric=metric), X, metric, None, name)
 
 
 COLUMN_TILE = 2048  # columns per cdist call: their coordinates stay in cache for a row block
+
+#: Metrics with d(u, v) = d(u - v, 0) and d(s u, s v) = s**h d(u, v) for s > 0, by their
+#: degree h. Only these can be recomputed pair by pair on differences scaled by a power of two.
+HOMOGENEOUS_DEGREE = {"euclidean": 1, "seuclidean": 1, "mahalanobis": 1, "minkowski": 1,
+                      "cityblock": 1, "chebyshev": 1, "sqeuclidean": 2}
+#: Below this a distance may have lost bits: its squares reach float64's subnormal numbers
+#: (2**-1022), or underflow to 0, and two points a hair apart tie with duplicates.
+RANGE_FLOOR = 2.0 ** -450
+RESCUE_CHUNK = 4096  # pairs recomputed per step (a (chunk, D) block of differences)
 
 
 def metric_options(X: np.ndarray, metric: str) -> dict:
@@ -43,38 +53,84 @@ def metric_options(X: np.ndarray, metric: str) -> dict:
     return {}
 
 
-def feature_rows(X: np.ndarray, rows: np.ndarray, metric: str, options: dict) -> np.ndarray:
-    """``cdist(X[rows], X, metric, **options)``, COLUMN_TILE columns at a time: each pair is
-    computed alone, so the values are the same bytes, and at large N (X larger than the cache)
-    the tiles are about twice as fast as one call."""
+def feature_rows(X: np.ndarray, rows: np.ndarray, metric: str, options: dict,
+                 name: str = "X") -> np.ndarray:
+    """``cdist(X[rows], X, metric, **options)``, COLUMN_TILE columns at a time, then
+    :func:`checked`: each pair is computed alone, so the values are the same bytes, and at
+    large N (X larger than the cache) the tiles are about twice as fast as one call."""
     block = X[rows]
     out = np.empty((block.shape[0], X.shape[0]))
     for start in range(0, X.shape[0], COLUMN_TILE):
         out[:, start:start + COLUMN_TILE] = cdist(block, X[start:start + COLUMN_TILE],
                                                   metric=metric, **options)
-    return out
+    return checked(out, X, metric, options, name, rows)
 
 
-def check_finite(d: np.ndarray, name: str, metric: str, n: int, rows=None) -> np.ndarray:
-    """``d`` (condensed, or distance rows ``rows``) if every entry is finite; else ValueError
-    naming the first pair, before any compiled kernel reads a NaN (its sort assumes none)."""
-    step = ROW_BLOCK_ENTRIES
+def checked(d: np.ndarray, X: np.ndarray, metric: str, options: dict | None, name: str,
+            rows: np.ndarray | None = None) -> np.ndarray:
+    """Distances ``d`` of the points X (condensed, or the distance rows ``rows``), in place.
+
+    Every entry must be finite: else ValueError naming the first pair, before any compiled
+    kernel reads a NaN (its sort assumes none). Under a :data:`HOMOGENEOUS_DEGREE` metric, every
+    pair closer than :data:`RANGE_FLOOR` is recomputed from its difference scaled by a power of
+    two: exact scaling, so it gets the value float64 would give if its exponent had no limit.
+    Two points 1e-170 apart then rank below 2e-170 instead of tying at 0. ``options`` are
+    :func:`metric_options` (None: derived here when needed).
+    """
+    n = X.shape[0]
     flat = d.reshape(-1)
-    for start in range(0, flat.shape[0], step):
-        if np.isfinite(np.add.reduce(flat[start:start + step])):
-            continue  # a finite sum: every term is finite (the fast test, no temporary)
-        bad = np.flatnonzero(~np.isfinite(flat[start:start + step]))
-        if bad.size:
-            position = start + int(bad[0])
-            if rows is None:
-                i = int(np.searchsorted(row_start(np.arange(n), n), position, side="right")) - 1
-                j = position - row_start(i, n) + i + 1
-            else:
-                i, j = int(rows[position // n]), position % n
-            raise ValueError(f"{name}: the {metric} distance between points {i} and {j} is "
-                             f"{flat[position]} (not finite); check those rows or choose "
-                             "another metric")
-    return d
+    for start in range(0, flat.shape[0], ROW_BLOCK_ENTRIES):
+        block = flat[start:start + ROW_BLOCK_ENTRIES]
+        if not np.isfinite(np.add.reduce(block)):  # a finite sum: every term is finite
+            bad = np.flatnonzero(~np.isfinite(block))
+            if bad.size:
+                i, j = _pair_at(start + bad[:1], n, rows)
+                raise ValueError(f"{name}: the {metric} distance between points {i[0]} and "
+                                 f"{j[0]} is {block[bad[0]]} (not finite); check those rows or "
+                                 "choose another metric")
+        if metric in HOMOGENEOUS_DEGREE and block.size and np.minimum.reduce(block) < RANGE_FLOOR:
+            low = np.flatnonzero(block < RANGE_FLOOR)
+            i, j = _pair_at(start + low, n, rows)
+            apart = i != j  # a row's own distance is 0 by definition
+            if options is None:
+                options = metric_options(X, metric)
+            block[low[apart]] = _rescaled_pairs(X, i[apart], j[apart], metric, options, name)
+    return flat.reshape(d.shape)  # d itself: its reshape is a view
+
+
+def _pair_at(positions: np.ndarray, n: int, rows) -> tuple[np.ndarray, np.ndarray]:
+    """Points (i, j) of flat positions in a condensed vector (``rows`` None) or in rows."""
+    if rows is None:
+        i = np.searchsorted(row_start(np.arange(n), n), positions, side="right") - 1
+        return i, positions - row_start(i, n) + i + 1
+    return np.asarray(rows)[positions // n], positions % n
+
+
+def _rescaled_pairs(X: np.ndarray, i: np.ndarray, j: np.ndarray, metric: str, options: dict,
+                    name: str) -> np.ndarray:
+    """d(X[i], X[j]) as d(diff * 2**-e, 0) * 2**(h e), diff = X[i] - X[j], 2**e its top.
+
+    ValueError naming a pair whose distance is below float64's smallest normal number even so:
+    its rank next to the others cannot be told."""
+    degree = HOMOGENEOUS_DEGREE[metric]
+    origin = np.zeros((1, X.shape[1]))
+    out = np.empty(i.shape[0])
+    for start in range(0, i.shape[0], RESCUE_CHUNK):
+        part = slice(start, start + RESCUE_CHUNK)
+        diff = X[i[part]] - X[j[part]]
+        top = np.abs(diff).max(axis=1)
+        exponent = np.frexp(top)[1]
+        unit = np.ldexp(diff, -exponent[:, None])
+        value = np.ldexp(cdist(unit, origin, metric=metric, **options)[:, 0], degree * exponent)
+        lost = np.flatnonzero((value < np.finfo(np.float64).tiny) & (top > 0))
+        if lost.size:
+            q = start + lost[0]
+            raise ValueError(f"{name}: points {i[q]} and {j[q]} are closer than float64 can "
+                             f"tell apart at this scale (their {metric} distance is below "
+                             "2**-1022 once the largest coordinate is below 1); rescale those "
+                             "rows or drop one of them")
+        out[part] = value
+    return out
 
 
 def row_start(i, n: int):

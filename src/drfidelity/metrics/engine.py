@@ -22,7 +22,6 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.spatial.distance import pdist
 
 from . import bands
 from .cluster_scale import TightCluster, cluster_scale, select_tightest
@@ -244,7 +243,8 @@ class Reference:
         """
         Y = check_map_points(Y, self.n)
         n = self.n
-        low = RankedDistances(pdist(Y), consume=True)  # recomputed below, after the orders
+        # consumed by the sort; recomputed below, after the orders
+        low = RankedDistances(condensed_distances(Y, "euclidean", "Y"), consume=True)
         constant = not low.largest > 0
         if constant:
             warnings.warn("the embedding puts every point at the same place (all 2-D distances "
@@ -258,7 +258,7 @@ class Reference:
         if self._truth is not None and not shared:
             truth_rhos = self._truth.rhos(low)
         del low
-        d_2d = pdist(Y)
+        d_2d = condensed_distances(Y, "euclidean", "Y")
         band, per_point, families = self._ambient.columns(ambient_rhos, d_2d)
         row = {**band, **per_point}
         row["full_shepard"] = band["shepard_p100__vs_ambient"]

@@ -160,6 +160,26 @@ def unit_scaled(values):
     return np.ldexp(array.astype(np.float64), -np.frexp(largest)[1])
 
 
+def rows_unit_scaled(X: np.ndarray, metric: str) -> np.ndarray:
+    """X with each row whose largest magnitude lies outside [2**-SAFE_EXPONENT,
+    2**SAFE_EXPONENT] scaled by a power of two into [0.5, 1), for the metrics blind to a row's
+    length (cosine, correlation); else X itself.
+
+    A row ``1e-170 * (1, ..., 1)`` has a squared norm of 0 in float64, so its cosine distances
+    would differ from those of ``(1, ..., 1)``. Power-of-two scaling is exact, so an ordinary
+    row keeps every bit of its distances either way.
+    """
+    if metric not in ("cosine", "correlation") or X.dtype.kind != "f" or not X.size:
+        return X
+    top = np.abs(X).max(axis=1)
+    odd = (top > 0) & ((top < 2.0 ** -SAFE_EXPONENT) | (top > 2.0 ** SAFE_EXPONENT))
+    if not odd.any():
+        return X
+    X = X.astype(np.float64)  # a copy: the caller's array stays as it was
+    X[odd] = np.ldexp(X[odd], -np.frexp(top[odd])[1][:, None])
+    return X
+
+
 def _looks_like_distances(X: np.ndarray) -> bool:
     return (X.shape[0] == X.shape[1] and not np.diag(X).any() and (X >= 0).all()
             and np.array_equal(X, X.T))
@@ -178,12 +198,13 @@ def _undefined_rows(X: np.ndarray, metric: str) -> np.ndarray:
 
 
 def check_space(name: str, X, metric: str, n: int | None = None) -> np.ndarray:
-    """:func:`~drfidelity.core.validation.check_input_space` on the :func:`unit_scaled` input,
-    refusing rows whose distances would be NaN, and warning when features look like a distance
+    """:func:`~drfidelity.core.validation.check_input_space` on the :func:`unit_scaled` input
+    (and :func:`rows_unit_scaled`), refusing rows whose distances would be NaN, and warning when features look like a distance
     matrix (square, symmetric, zero diagonal) while ``metric`` is not ``"precomputed"``."""
     X = check_input_space(name, unit_scaled(real_values(name, X)), metric, n)
     if metric == "precomputed":
         return X
+    X = rows_unit_scaled(X, metric)
     undefined = _undefined_rows(X, metric)
     if undefined.size:
         rows = ", ".join(map(str, undefined[:5])) + (", ..." if undefined.size > 5 else "")

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .distances import check_finite, feature_rows, metric_options, row_blocks
+from .distances import feature_rows, metric_options, row_blocks
 from .inputs import check_map_points, check_space
 from .rank_kernels import count_ranks, nearest
 
@@ -198,8 +198,7 @@ class FeatureRows:
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         if self.metric == "precomputed":
             return self.X[rows]
-        return check_finite(feature_rows(self.X, rows, self.metric, self.options), self.name,
-                            self.metric, self.X.shape[0], rows)
+        return feature_rows(self.X, rows, self.metric, self.options, self.name)
 
 
 def _workers(n_jobs) -> int:

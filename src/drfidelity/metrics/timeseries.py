@@ -16,8 +16,9 @@ Spearman rho is ``scipy.stats.spearmanr`` (average ranks for ties), NaN below 3 
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
+
+from .distances import condensed_distances
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
@@ -83,7 +84,8 @@ def random_walk_readouts(X: np.ndarray, Y: np.ndarray, series, t, lag: int = 20
     series, t = _validate_series(X.shape[0], series, t)
     if not isinstance(lag, (int, np.integer)) or lag < 1:
         raise ValueError(f"lag must be a positive integer, got {lag!r}")
-    d_hd, d_2d = pdist(X), pdist(Y)
+    d_hd = condensed_distances(X, "euclidean")
+    d_2d = condensed_distances(Y, "euclidean", "Y")
     i, j = np.triu_indices(X.shape[0], 1)
     same = series[i] == series[j]
     near = same & (np.abs(t[i] - t[j]) <= lag)

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.spatial.distance import pdist, squareform
+from scipy.spatial.distance import cdist, pdist, squareform
 
 from drfidelity.metrics import (Reference, continuity, coranking_matrix, neighbourhood_scores,
                                 recall_at_k, score, trustworthiness)
@@ -145,6 +145,89 @@ def test_huge_and_tiny_coordinates_give_the_unscaled_ranks(x_factor, y_factor):
             assert scaled[key] == value or (np.isnan(value) and np.isnan(scaled[key])), key
         elif np.isfinite(value):
             assert scaled[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+
+
+def _rank_columns(row: dict) -> dict:
+    return {key: value for key, value in row.items() if key.startswith(RANK_FAMILIES)
+            or "shepard" in key}
+
+
+@pytest.mark.parametrize("space", ["X", "Y"])
+def test_one_far_point_changes_no_rank(space):
+    """One row at 1e200, 1e150 or 1e100 among points near 1: the same ranks (its squares
+    overflow, and after the global rescale the others' squares underflow, unless each pair
+    close to 0 is recomputed on its own scale)."""
+    X, Y, inputs = _realistic()
+    rows = {}
+    for far in (1e200, 1e150, 1e100):
+        Xf, Yf = X.copy(), Y.copy()
+        (Xf if space == "X" else Yf)[0] = far
+        rows[far] = (_rank_columns(Reference(Xf).score(Yf)), neighbourhood_scores(Xf, Yf),
+                     coranking_matrix(Xf, Yf))
+    for far in (1e200, 1e150):
+        assert _same(rows[far][0], rows[1e100][0]) and rows[far][1] == rows[1e100][1]
+        assert np.array_equal(rows[far][2], rows[1e100][2])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cityblock", "chebyshev", "seuclidean",
+                                    "minkowski", "mahalanobis"])
+def test_points_a_hair_apart_keep_their_distances(metric):
+    """Two points 1e-170 and 3e-170 from a third are that far apart, in order, not both 0
+    (their squares underflow): the pair is recomputed on its difference scaled by a power of
+    two, which gives the value float64 would with no exponent limit."""
+    from drfidelity.metrics import distances
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    X[0] = 0.0
+    X[1] = 2.0 ** -560 * np.array([1.0, 2.0, 0.0])
+    X[2] = 2.0 ** -560 * np.array([3.0, 6.0, 0.5])
+    options = distances.metric_options(X, metric)
+    exact = [np.ldexp(cdist(2.0 ** 560 * (X[j] - X[0])[None], np.zeros((1, 3)), metric,
+                            **options)[0, 0], -560) for j in (1, 2)]
+    d = squareform(distances.condensed_distances(X, metric))
+    assert d[0, 1] == exact[0] > 0 and d[0, 2] == exact[1] > d[0, 1]
+    rows = distances.feature_rows(X, np.array([0, 1]), metric, options)
+    assert np.array_equal(rows, d[[0, 1]])
+    plain = squareform(pdist(X, metric))
+    plain[[0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1]] = d[[0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1]]
+    assert np.array_equal(d, plain)  # every other pair: pdist's bytes
+
+
+def test_points_closer_than_float64_can_tell_are_refused():
+    X = np.random.default_rng(6).normal(size=(30, 3))
+    X[0], X[1] = 0.0, 0.0  # the same point twice: allowed
+    Y = X[:, :2] + np.arange(30)[:, None]
+    trustworthiness(X, Y, 5)
+    X[1, 2] = 2.0 ** -1070  # a subnormal apart: no float64 tells its rank
+    with pytest.raises(ValueError, match="points 0 and 1 are closer than float64 can tell"):
+        trustworthiness(X, Y, 5)
+    X[1, 2] = 2.0 ** -560  # squared: 2**-1120
+    trustworthiness(X, Y, 5)
+    with pytest.raises(ValueError, match="points 0 and 1 .* sqeuclidean distance is below"):
+        trustworthiness(X, Y, 5, metric="sqeuclidean")
+
+
+def test_cosine_ignores_a_rows_length():
+    """A row 2**-600 (1, ..., 1) scores bit for bit as (1, ..., 1) under cosine and correlation
+    (its squared norm underflows to 0 unless the row is rescaled first); 1e-170 (1, ..., 1) as
+    3 (1, ..., 1) does: the same ranks, values within rounding."""
+    X, Y, _ = _realistic()
+    X = np.abs(X)
+    X[0, ::2] = 2.0
+    for metric in ("cosine", "correlation"):
+        rows = {}
+        for factor in (1.0, 2.0 ** -600, 2.0 ** 600, 1e-170, 3.0):
+            Xf = X.copy()
+            Xf[0] *= factor
+            rows[factor] = Reference(Xf, metric=metric).score(Y)
+            assert neighbourhood_scores(Xf, Y, metric=metric) == \
+                neighbourhood_scores(X, Y, metric=metric)
+        assert _same(rows[2.0 ** -600], rows[1.0]) and _same(rows[2.0 ** 600], rows[1.0])
+        for factor in (1e-170, 3.0):
+            assert _same(_rank_columns(rows[factor]), _rank_columns(rows[1.0]))
+            for key, value in rows[1.0].items():
+                assert rows[factor][key] == pytest.approx(value, rel=1e-12, nan_ok=True), key
 
 
 def test_a_distance_matrix_passed_as_features_warns():
