@@ -17,9 +17,10 @@ import pandas as pd
 
 from drfidelity.core.files import write_array_dir, write_text
 from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published_release,
-                                    release_diff_paths, report_paths, results_dir,
-                                    supplement_figures_dir)
+                                    published_results_dir, release_diff_paths, report_paths,
+                                    results_dir, supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
+from drfidelity.report.claims import claims_latex, claims_macros
 from drfidelity.report.content import (TITLE, Inputs, findings, points_rule, report_blocks,
                                        run_once)
 from drfidelity.report.document import to_html, to_markdown
@@ -125,7 +126,10 @@ def run(params: Params, root: Path) -> None:
     diffs = load_release_diffs(root) if published == RELEASES[0] else []
     per_run = pd.read_csv(results_dir(root) / "metrics_per_run.csv",
                           float_precision="round_trip")
-    inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published, per_run)
+    published_table = published_results_dir(root) / "metrics_aggregated.csv"
+    inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published, per_run,
+                    pd.read_csv(published_table, float_precision="round_trip")
+                    if published_table.exists() else None)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     markdown, html = report_paths(root)
@@ -136,6 +140,8 @@ def run(params: Params, root: Path) -> None:
                                             caption_note=caption_note(params, f["skipped"]))
               for dataset, f in found["datasets"].items()}
     tables.update(supplement_paper_tables(supplements, params))
+    if found["claims"]:
+        tables["claims.tex"] = claims_latex(found["claims"], published)
     skipped_text = ("; ".join(f"{escape(r.method)} on {escape(r.dataset)} ({escape(r.reason)})"
                               for r in skipped.itertuples()) or "none")
     figures = {}
@@ -150,6 +156,7 @@ def run(params: Params, root: Path) -> None:
     write_array_dir(tables_dir, {}, tables)
     write_text(macros, latex_macros(found, params, skipped_text, RECALL_K,
                                     supplement_macros(supplements)
+                                    + claims_macros(found["claims"])
                                     + setup_macros(params, paper_constants(params))))
     for stale in sorted(figures_dir.glob("*.png")):
         if stale.name not in figures:

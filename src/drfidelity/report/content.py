@@ -21,6 +21,7 @@ from drfidelity.core.layout import RELEASES, comparison_paths
 from drfidelity.core.registry import METHODS
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report import figures as fig
+from drfidelity.report.claims import claims, claims_table, tuning_table, verdict_counts
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
 from drfidelity.report.ranking import TOP_POINTS, rank_stability, scored_columns
@@ -47,6 +48,8 @@ class Inputs:
     published: str = RELEASES[0]
     #: ``results/metrics_per_run.csv`` (None: no rank-stability readout)
     per_run: pd.DataFrame | None = None
+    #: the published release's ``metrics_aggregated.csv`` (None: its claims are not checked)
+    published_aggregated: pd.DataFrame | None = None
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset, self.params.ranking)
@@ -120,6 +123,9 @@ def findings(inputs: Inputs) -> dict[str, Any]:
         "n_methods": len({m for f in per.values() for m in f["methods"]}),
         "rank_stability": (None if inputs.per_run is None else rank_stability(
             inputs.per_run, list(per), inputs.params.ranking, list(METHODS))),
+        "claims": ([] if inputs.published_aggregated is None else claims(
+            inputs.params, inputs.aggregated, inputs.published_aggregated, inputs.per_run,
+            tuning_table(inputs.supplements.tables))),
     }
 
 
@@ -360,6 +366,30 @@ def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
     return blocks
 
 
+CLAIMS = "The published claims, checked"
+
+
+def claims_section(inputs: Inputs, found: dict) -> list[Block]:
+    """The published release's leaders, each reproduced or not and probed (see
+    :mod:`drfidelity.report.claims`); nothing when they were not checked."""
+    if not found["claims"]:
+        return []
+    counts = verdict_counts(found["claims"])
+    return [Heading(2, CLAIMS), Para(
+        f"Each leader of the {inputs.published} ranking tables, found by this code's rule from "
+        "its published medians, and what this build says of it. **Reproduced here**: the same "
+        "leader; *exactly* when its value and the runner-up's are the published ones within the "
+        "comparison's tolerance, *within spread* when each value that moved lies inside its "
+        "published interval, *leader only* otherwise (the values that moved are named). Then "
+        "three probes: the same ρ scored against the ground truth (the points before the "
+        "noise), every ranking with one seed of the stochastic methods left out, and (where the "
+        "hyper-parameter study ran) every studied method at its best setting. A reproduced "
+        "claim that fails a probe is *fragile*."), Quote(
+        f"Of {sum(counts.values())} claims: "
+        + ", ".join(f"{k} {v}" for v, k in counts.items()) + "."),
+        Table(claims_table(found["claims"]))]
+
+
 def glossary(params: Params) -> tuple[str, ...]:
     """One bullet per label the report uses, in the order the report first uses them."""
     return (
@@ -492,10 +522,12 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
             f"{r.method} on {r.dataset}: {r.reason}" for r in inputs.skipped.itertuples())))
     supplements = supplement_blocks(inputs.supplements)
     blocks.append(Para("Contents: " + _links(
-        ["Reading guide"] + [DATASETS[d].title for d in params.datasets]
+        ["Reading guide"] + ([CLAIMS] if found["claims"] else [])
+        + [DATASETS[d].title for d in params.datasets]
         + [SUPPLEMENTS] + [release_title(old, new) for old, new, _ in inputs.releases]
         + ["Methodology notes"])))
     blocks += reading_guide(inputs, found)
+    blocks += claims_section(inputs, found)
     for dataset in params.datasets:
         blocks += dataset_section(dataset, inputs, found)
     blocks += [Heading(2, SUPPLEMENTS), Para(

@@ -150,7 +150,9 @@ def latex_macros(found: dict, params, skipped_text: str, recall_k: int,
              macro("SigmaTopCount", found["sigma_top"][1]),
              macro("NearTopMethod", escape(found["near_top"][0] or "---")),
              macro("NearTopCount", found["near_top"][1]),
-             macro("FullNotNearCount", found["full_not_near"])]
+             macro("FullNotNearCount", found["full_not_near"]),
+             macro("FullTruthHolds", found["truth_holds"]["full"]),
+             macro("NearTruthHolds", found["truth_holds"]["near"])]
     crush, crush_ds, crush_m = found["worst_crush"]
     lines += [macro("WorstCrushMethod", escape(crush_m or "---")),
               macro("WorstCrushDataset", escape(crush_ds or "---")),
