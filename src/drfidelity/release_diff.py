@@ -59,7 +59,10 @@ PAPER_SOURCE = "metrics_aggregated.csv"
 CELL_COLUMNS = ["table", "method", "row", "column", "old", "new", "cause"]
 SUMMARY_COLUMNS = ["table", "method", "cause", "cells", "rows", "max_abs_diff"]
 RANKING_COLUMNS = ["dataset", "method", "old_medians_old_rule", "old_medians_new_rule",
-                   "new_medians_old_rule", "new_medians_new_rule", "cause"]
+                   "new_medians_old_rule", "new_medians_new_rule", "cause", "old_rule",
+                   "new_rule"]
+#: how the ranking table's ``old_rule``/``new_rule`` join a rule's scored metrics of a dataset
+RULE_SEPARATOR = ";"
 INCONSISTENCY_COLUMNS = ["kind", "table", "detail"]
 
 
@@ -263,12 +266,17 @@ def diff_releases(old: Release, new: Release) -> dict[str, pd.DataFrame]:
                                             columns=INCONSISTENCY_COLUMNS)}
 
 
+def abs_moves(cells: pd.DataFrame) -> pd.Series:
+    """|new - old| per moved cell of a ``cells`` table; NaN where either value is not a number
+    (a text cell, a value that appeared or vanished), so a summary of moves skips it."""
+    return (pd.to_numeric(cells["old"], errors="coerce")
+            - pd.to_numeric(cells["new"], errors="coerce")).abs()
+
+
 def _summary(cells: pd.DataFrame, rows: pd.DataFrame, added: pd.DataFrame) -> pd.DataFrame:
     """Per (table, method, cause): cells moved or added, rows in one release only, and the
     largest numeric move; tables in the comparison's order."""
-    numeric = pd.to_numeric(cells["old"], errors="coerce") - pd.to_numeric(cells["new"],
-                                                                           errors="coerce")
-    moved = cells.assign(diff=numeric.abs()).groupby(["table", "method", "cause"], sort=False)
+    moved = cells.assign(diff=abs_moves(cells)).groupby(["table", "method", "cause"], sort=False)
     summary = moved.agg(cells=("column", "size"), max_abs_diff=("diff", "max")).reset_index()
     summary = pd.concat([summary, added], ignore_index=True) if len(added) else summary
     one_side = rows.groupby(["table", "method", "cause"], sort=False).size()
@@ -307,7 +315,9 @@ def _medians(release: Release, dataset: str) -> tuple[list[str], dict[str, dict[
 
 def ranking_both_ways(old: Release, new: Release) -> pd.DataFrame:
     """Σ per dataset and method from each release's medians under each release's rule, so
-    that a change of Σ is seen to come from the rule, the medians, or both."""
+    that a change of Σ is seen to come from the rule, the medians, or both; ``old_rule`` and
+    ``new_rule`` name the scored metrics each rule sums on the dataset (joined by
+    :data:`RULE_SEPARATOR`), so the report can say the rules without reading params."""
     rows = []
     for dataset in _main_datasets(old, new):
         rules = {tag: list(scored_keys(dataset, release.ranking))
@@ -326,5 +336,7 @@ def ranking_both_ways(old: Release, new: Release) -> pd.DataFrame:
             cause = {(False, False): "unchanged", (True, False): "new rule",
                      (False, True): "new medians", (True, True): "new rule and new medians"}
             rows.append({"dataset": dataset, "method": method, **sigma,
-                         "cause": cause[(rule_moved, medians_moved)]})
+                         "cause": cause[(rule_moved, medians_moved)],
+                         **{f"{rule}_rule": RULE_SEPARATOR.join(keys)
+                            for rule, keys in rules.items()}})
     return pd.DataFrame(rows, columns=RANKING_COLUMNS)

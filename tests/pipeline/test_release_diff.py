@@ -219,7 +219,7 @@ def test_the_report_section_counts_every_cause_and_says_when_it_is_not_built(tmp
     assert "In the main tables only DREAMS, toorPIA moved." in text
     [table] = [b.table for b in blocks if isinstance(b, Table)]
     assert table.label == "results table"
-    assert [c.text for c in table.rows[0][1]] == ["1", "·", "1", "·", "·"]
+    assert [c.text for c in table.rows[0][1]] == ["1", "·", "1", "0.05", "0.05", "·", "·"]
     assert "moved without a cause" in text
     [_, note] = release_section(None, "a", "b")
     assert "Not built" in note.text

@@ -1,26 +1,29 @@
 """Stage ``report``: results and figure facts -> ``REPORT.md``, ``REPORT.html``,
-``paper/tables/{dataset}.tex`` (and the studies' paper tables), ``paper/macros.tex`` and the
-paper's figures.
+``paper/tables/{dataset}.tex`` (and the studies' paper tables, the claims and the
+hyper-parameter tables), ``paper/macros.tex`` and the paper's figures.
 
 The figures stages' ``figures/{dataset}/facts.json`` and ``figures/supplements/facts.json``
 hold the numbers the captions quote; without them (figures not built) the report says so and
 shows the tables only. Each supplement table (``report.supplements.tables()``) is optional:
-an absent one makes its section a one-line "not built" note.
+an absent one makes its section a one-line "not built" note. Run in a release's folder, the
+stage leaves out what only the checkout's root builds (the scale study) and points to the root
+report for what moved between releases.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
 
 from drfidelity.core.files import write_array_dir, write_text
 from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published_release,
-                                    published_results_dir, release_diff_paths, report_paths,
-                                    results_dir, supplement_figures_dir)
+                                    published_results_dir, release_diff_paths, release_root,
+                                    report_paths, results_dir, supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
-from drfidelity.report.claims import claims_latex, claims_macros
+from drfidelity.report.claims import claims_latex, claims_macros, tuning_table
 from drfidelity.report.content import (TITLE, Inputs, findings, points_rule, report_blocks,
                                        run_once)
 from drfidelity.report.document import to_html, to_markdown
@@ -36,6 +39,7 @@ from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.core.storage import atomic_write
 from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT, interval_words
+from drfidelity.report.tuning import tuning, tuning_latex, tuning_macros
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
@@ -83,17 +87,27 @@ def paper_constants(params: Params) -> dict[str, object]:
     }
 
 
-def load_supplements(root: Path, params: Params) -> Supplements:
-    """The supplement and scale-study tables that exist and the supplement figures' facts
-    (if drawn)."""
+def load_supplements(root: Path, params: Params, at_checkout: bool = True) -> Supplements:
+    """The supplement tables that exist, the scale study's too at the checkout's root
+    (``at_checkout``: a release's pipeline never builds it), and the supplement figures'
+    facts (if drawn)."""
     tables = {}
-    for name in supplement_tables() + SCALE_TABLES:
+    for name in supplement_tables() + (SCALE_TABLES if at_checkout else ()):
         path = results_dir(root) / f"{name}.csv"
         if path.exists():
             tables[name] = pd.read_csv(path, float_precision="round_trip")
     facts = supplement_figures_dir(root) / "facts.json"
     return Supplements(tables, json.loads(facts.read_text()) if facts.exists() else None,
-                       params)
+                       params, scale=at_checkout)
+
+
+def checkout_from(published: str) -> str | None:
+    """The checkout's root relative to the root of release ``published`` ("../.." from
+    ``releases/<tag>``); None when ``published`` is the first release, whose root is the
+    checkout's."""
+    if published == RELEASES[0]:
+        return None
+    return Path(os.path.relpath(".", release_root(Path("."), published))).as_posix()
 
 
 def load_release_diffs(root: Path) -> list[tuple[str, str, dict | None]]:
@@ -120,16 +134,19 @@ def run(params: Params, root: Path) -> None:
         else:
             print(f"[report] {path} not found: {dataset} without figures "
                   f"(run `drfidelity stage figures {dataset}` first)", flush=True)
-    supplements = load_supplements(root, params)
     published = published_release(root)
-    # what moved between releases is told where they are all imported: the root configuration
-    diffs = load_release_diffs(root) if published == RELEASES[0] else []
+    # the checkout's own stages (release_diff, scale) run at its root only: a release's report
+    # points to what moved between releases and leaves the scale study out
+    checkout = checkout_from(published)
+    supplements = load_supplements(root, params, at_checkout=checkout is None)
+    diffs = (load_release_diffs(root) if checkout is None
+             else [(old, new, None) for old, new in zip(RELEASES, RELEASES[1:])])
     per_run = pd.read_csv(results_dir(root) / "metrics_per_run.csv",
                           float_precision="round_trip")
     published_table = published_results_dir(root) / "metrics_aggregated.csv"
     inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published, per_run,
                     pd.read_csv(published_table, float_precision="round_trip")
-                    if published_table.exists() else None)
+                    if published_table.exists() else None, checkout)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     markdown, html = report_paths(root)
@@ -142,6 +159,10 @@ def run(params: Params, root: Path) -> None:
     tables.update(supplement_paper_tables(supplements, params))
     if found["claims"]:
         tables["claims.tex"] = claims_latex(found["claims"], published)
+    study = tuning_table(supplements.tables)
+    tuned = [] if study is None else tuning(study, aggregated, params)
+    if tuned:
+        tables["hyperparams.tex"] = tuning_latex(tuned)
     skipped_text = ("; ".join(f"{escape(r.method)} on {escape(r.dataset)} ({escape(r.reason)})"
                               for r in skipped.itertuples()) or "none")
     figures = {}
@@ -156,7 +177,7 @@ def run(params: Params, root: Path) -> None:
     write_array_dir(tables_dir, {}, tables)
     write_text(macros, latex_macros(found, params, skipped_text, RECALL_K,
                                     supplement_macros(supplements)
-                                    + claims_macros(found["claims"])
+                                    + claims_macros(found["claims"]) + tuning_macros(tuned)
                                     + setup_macros(params, paper_constants(params))))
     for stale in sorted(figures_dir.glob("*.png")):
         if stale.name not in figures:

@@ -23,14 +23,13 @@ this build's results.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import pandas as pd
 
 from drfidelity.comparison import tolerance
-from drfidelity.report.latex import escape, latex_cell, macro, macro_name
+from drfidelity.report.latex import escape, macro, macro_name, wrapped_table
 from drfidelity.report.ranking import dataset_leaders, scored_keys
 from drfidelity.report.tables import TRUTH_PAIRS, Cell, Column, RankingTable, fixed
 
@@ -251,39 +250,18 @@ def claims_table(found: Sequence[Claim]) -> RankingTable:
     return table
 
 
-#: LaTeX for the symbols the claims' texts use (the paper's input encoding lacks them)
-_TEX_SYMBOLS = {"ρ": r"$\rho$", "Σ": r"$\Sigma$", "→": r"$\to$"}
 #: the claims table's column widths in the paper (cm), after the dataset's
 _TEX_WIDTHS = (3.0, 2.6, 1.9, 1.5, 3.4, 1.7)
 
 
-def _tex(text: str) -> str:
-    """A cell's text in LaTeX: escaped, its symbols in math, `code` (a params key) in
-    typewriter."""
-    out = escape(text)
-    for symbol, tex in _TEX_SYMBOLS.items():
-        out = out.replace(symbol, tex)
-    return re.sub(r"`([^`]*)`", r"\\texttt{\1}", out)
-
-
 def claims_latex(found: Sequence[Claim], release: str) -> str:
-    """``paper/tables/claims.tex``: the claims table (label ``tab:claims``), wrapped in fixed
-    columns (its texts are sentences, too long for one line; needs the ``array`` package)."""
-    table = claims_table(found)
-    spec = ("@{}l" + "".join(f">{{\\raggedright\\arraybackslash}}p{{{w}cm}}"
-                             for w in _TEX_WIDTHS) + "@{}")  # ragged: narrow columns
-    body = [" & ".join([escape(dataset)] + [latex_cell(_tex(c.text), c.mark) for c in cells])
-            + r" \\" for dataset, cells in table.rows]
+    """``paper/tables/claims.tex``: the claims table (label ``tab:claims``), in ragged
+    columns."""
     caption = (f"The {escape(release)} ranking tables' leaders, checked "
                r"(Section~\ref{sec:claims}). From \texttt{results/metrics\_aggregated.csv}, "
                r"the published medians, \texttt{results/metrics\_per\_run.csv} and the "
                "hyper-parameter study.")
-    return "\n".join([
-        r"\begin{table}[tbp]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
-        rf"\caption{{{caption}}}", r"\label{tab:claims}", rf"\begin{{tabular}}{{{spec}}}",
-        r"\toprule",
-        " & ".join([escape(table.label)] + [_tex(c.header) for c in table.columns]) + r" \\",
-        r"\midrule", *body, r"\bottomrule", r"\end{tabular}", r"\end{table}", ""])
+    return wrapped_table(claims_table(found), caption=caption, widths=_TEX_WIDTHS)
 
 
 def claims_macros(found: Sequence[Claim]) -> list[str]:

@@ -25,7 +25,7 @@ from drfidelity.report.claims import claims, claims_table, tuning_table, verdict
 from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
                                         Table, slug)
 from drfidelity.report.ranking import TOP_POINTS, rank_stability, scored_columns
-from drfidelity.report.releases import release_section, title as release_title
+from drfidelity.report.releases import release_pointer, release_section, title as release_title
 from drfidelity.report.supplements import (TORN_RATIO, Supplements, study_glossary,
                                            supplement_blocks)
 from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, TRUTH_PAIRS, RankingTable,
@@ -50,6 +50,9 @@ class Inputs:
     per_run: pd.DataFrame | None = None
     #: the published release's ``metrics_aggregated.csv`` (None: its claims are not checked)
     published_aggregated: pd.DataFrame | None = None
+    #: from a release's root, the checkout's root (relative): its report tells what moved
+    #: between the releases, this one points there; None at the checkout's root
+    checkout: str | None = None
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset, self.params.ranking)
@@ -535,7 +538,8 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
         + _links([b.text for b in supplements if isinstance(b, Heading) and b.level == 2]))]
     blocks += supplements
     for old, new, tables in inputs.releases:
-        blocks += release_section(tables, old, new)
+        blocks += (release_section(tables, old, new) if inputs.checkout is None
+                   else release_pointer(old, new, inputs.checkout))
     blocks += methodology(inputs, found)
     blocks += rebuild_section(params)
     return blocks

@@ -2,7 +2,8 @@
 
 One model, two renderers, so the two files cannot say different things. Inline text uses a
 small Markdown subset (``**bold**``, ``*italic*``, ```code```, ``[text](url)``) that both
-renderers understand.
+renderers understand, in prose and in table cells alike (a GFM table cell is inline Markdown).
+A link to a REPORT.md (another root's report) leads to its REPORT.html in the HTML.
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import Sequence, Union
 
+from drfidelity.core.layout import report_paths
 from drfidelity.report.markdown import markdown_table
 from drfidelity.report.tables import RankingTable
 
@@ -99,11 +102,23 @@ def _plain(text: str) -> str:
 
 # ---------------------------------------------------------------- HTML
 
+_REPORTS = tuple(p.name for p in report_paths(Path()))
+
+
+def _link(match: re.Match) -> str:
+    """A Markdown link as HTML; one to a REPORT.md goes to the REPORT.html beside it."""
+    path, anchor, fragment = match[2].partition("#")
+    target = PurePosixPath(path)
+    if target.name == _REPORTS[0]:
+        path = target.with_name(_REPORTS[1]).as_posix()
+    return f'<a href="{path}{anchor}{fragment}">{match[1]}</a>'
+
+
 _INLINE = [
     (re.compile(r"`([^`]+)`"), r"<code>\1</code>"),
     (re.compile(r"\*\*(.+?)\*\*"), r"<strong>\1</strong>"),
     (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"), r"<em>\1</em>"),
-    (re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)"), r'<a href="\2">\1</a>'),
+    (re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)"), _link),
 ]
 
 CSS = """
@@ -177,9 +192,9 @@ def to_html(blocks: Sequence[Block], *, title: str) -> str:
 
 def html_table(table: RankingTable) -> str:
     """Two header rows (column groups, then columns); marks become cell classes, spans
-    colspans."""
-    groups = "".join(f'<th colspan="{n}">{html.escape(name)}</th>' for name, n in table.groups)
-    header = "".join(f"<th>{html.escape(c.header)}</th>" for c in table.columns)
+    colspans. Every text is inline Markdown, as in REPORT.md's table."""
+    groups = "".join(f'<th colspan="{n}">{inline_html(name)}</th>' for name, n in table.groups)
+    header = "".join(f"<th>{inline_html(c.header)}</th>" for c in table.columns)
     rows = []
     for method, cells in table.rows:
         tds = []
@@ -193,8 +208,8 @@ def html_table(table: RankingTable) -> str:
             attr = f' class="{" ".join(classes)}"' if classes else ""
             if cell.span > 1:
                 attr += f' colspan="{cell.span}"'
-            text = ("⚠ " if cell.mark == "crit" else "") + html.escape(cell.text)
+            text = ("⚠ " if cell.mark == "crit" else "") + inline_html(cell.text)
             tds.append(f"<td{attr}>{text}</td>")
-        rows.append(f"<tr><td>{html.escape(method)}</td>{''.join(tds)}</tr>")
-    return (f'<table>\n<thead>\n<tr><th rowspan="2">{html.escape(table.label)}</th>'
+        rows.append(f"<tr><td>{inline_html(method)}</td>{''.join(tds)}</tr>")
+    return (f'<table>\n<thead>\n<tr><th rowspan="2">{inline_html(table.label)}</th>'
             + groups + "</tr>\n<tr>" + header + "</tr>\n</thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>")

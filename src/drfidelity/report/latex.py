@@ -76,6 +76,35 @@ def latex_tabular(table: RankingTable, *, caption: str, headers: list[str]) -> s
     return "\n".join(lines)
 
 
+#: LaTeX for the symbols the sentence tables' texts use (the paper's input encoding lacks them)
+_TEX_SYMBOLS = {"ρ": r"$\rho$", "Σ": r"$\Sigma$", "→": r"$\to$"}
+
+
+def tex_text(text: str) -> str:
+    """A sentence cell's text in LaTeX: escaped, its symbols in math, `code` (a params key)
+    in typewriter."""
+    out = escape(text)
+    for symbol, tex in _TEX_SYMBOLS.items():
+        out = out.replace(symbol, tex)
+    return re.sub(r"`([^`]*)`", r"\\texttt{\1}", out)
+
+
+def wrapped_table(table: RankingTable, *, caption: str, widths: tuple[float, ...]) -> str:
+    """``table`` as a booktabs float labelled ``tab:{table.dataset}`` whose columns after the
+    first are ragged paragraphs of ``widths`` cm (its texts are sentences, too long for one
+    line; needs the ``array`` package)."""
+    spec = ("@{}l" + "".join(f">{{\\raggedright\\arraybackslash}}p{{{w}cm}}" for w in widths)
+            + "@{}")
+    body = [" & ".join([escape(label)] + [latex_cell(tex_text(c.text), c.mark) for c in cells])
+            + r" \\" for label, cells in table.rows]
+    return "\n".join([
+        r"\begin{table}[tbp]", r"\centering", r"\footnotesize", r"\setlength{\tabcolsep}{3pt}",
+        rf"\caption{{{caption}}}", rf"\label{{tab:{table.dataset}}}",
+        rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+        " & ".join([escape(table.label)] + [tex_text(c.header) for c in table.columns]) + r" \\",
+        r"\midrule", *body, r"\bottomrule", r"\end{tabular}", r"\end{table}", ""])
+
+
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
             "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}"}
 

@@ -43,12 +43,15 @@ def tables() -> tuple[str, ...]:
 @dataclass
 class Supplements:
     """The supplement tables that exist (by name, see :func:`tables`), the supplement
-    figures' facts (``None``: figures not built) and the run's params (``None``: not known;
-    a section then says what it cannot quote in general words)."""
+    figures' facts (``None``: figures not built), the run's params (``None``: not known;
+    a section then says what it cannot quote in general words) and whether the root builds
+    the scale study (the checkout's root does; a release's pipeline leaves the stage out, so
+    its report leaves the section out rather than call it not built)."""
 
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     facts: dict | None = None
     params: Params | None = None
+    scale: bool = True
 
     def figure(self, key: str, caption: str) -> list[Block]:
         """The figure ``key`` with its caption, or nothing when it was not drawn."""
@@ -139,13 +142,16 @@ def bridges_section(s: Supplements) -> list[Block]:
 
 def supplement_blocks(s: Supplements) -> list[Block]:
     """Every supplement section, in report order (the studies' ``report_order``, the main
-    benchmark's stability and bridge gaps among them), then the scale study."""
+    benchmark's stability and bridge gaps among them), then the scale study where the root
+    builds it."""
     sections = [(spec.report_order, lambda s, section=spec.section: section(s, kit))
                 for spec in all_studies()]
     sections += [(STABILITY_ORDER, stability_section), (BRIDGES_ORDER, bridges_section)]
     blocks = []
     for _, section in sorted(sections, key=lambda entry: entry[0]):
         blocks += section(s)
+    if not s.scale:
+        return blocks
     return blocks + scale_section(s.tables.get("scale_runs"), s.tables.get("scale_exponents"),
                                   s.fact("scale").get("machine"),
                                   s.figure("scale", SCALE_CAPTION))
