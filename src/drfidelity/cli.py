@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "(supplement_embed) or <study>/<stem> (supplement_score)")
     stage.add_argument("--params", type=Path, default=Path("params.yaml"),
                        help="parameter file (default: params.yaml)")
-    stage.add_argument("--jobs", type=int, default=None,
+    stage.add_argument("--jobs", type=_positive, default=None,
                        help="embed and supplement_embed only: parallel jobs (default: "
                             "params.yaml `jobs`)")
     stage.add_argument("--reuse", type=Path, default=None, metavar="FOLDER",
@@ -79,14 +79,68 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("env", help="print versions and numeric settings of this environment")
 
     worker = sub.add_parser(
-        "worker", help="start Dask workers for the embed jobs (DRFIDELITY_SCHEDULER)",
+        "worker", parents=[common], help="start Dask workers for the embed jobs (DRFIDELITY_SCHEDULER)",
         description="Start Dask worker processes that run drfidelity's embed jobs exactly as "
                     "this machine would: exact numerics, one thread per process. Point "
                     "DRFIDELITY_SCHEDULER at the same scheduler for `dvc repro`.")
     worker.add_argument("scheduler", metavar="tcp://HOST:PORT", help="the Dask scheduler")
-    worker.add_argument("--nworkers", type=int, default=1,
+    worker.add_argument("--nworkers", type=_positive, default=1,
                         help="worker processes to start (default: 1)")
     return parser
+
+
+def _positive(text: str) -> int:
+    """A count of processes: 0 or a negative number is refused, not read as a default or
+    as one."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def _check_scheduler(address: str, timeout: float = 5.0) -> None:
+    """ValueError unless a scheduler accepts connections at ``address`` (tcp://HOST:PORT):
+    Dask's worker would otherwise retry for 30 s and end in a long traceback."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:  # a port that is no number
+        host = port = None
+    if parts.scheme != "tcp" or not host or not port:
+        raise ValueError(f"the scheduler address must look like tcp://HOST:PORT, got {address!r}")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise ValueError(f"no Dask scheduler answers at {address} ({exc.strerror or exc}); "
+                         "start one (`dask scheduler`) and pass its address") from None
+    if _identity(address, timeout).get("type") != "Scheduler":
+        raise ValueError(f"{address} accepts connections but is not a Dask scheduler")
+
+
+def _identity(address: str, timeout: float) -> dict:
+    """What the server at ``address`` says it is in Dask's handshake ({} when it does not
+    speak Dask's protocol)."""
+    import asyncio
+
+    from distributed.core import rpc
+
+    async def ask() -> dict:
+        remote = rpc(address, timeout=timeout)
+        try:
+            return await asyncio.wait_for(remote.identity(), timeout)
+        finally:
+            await remote.close_rpc()
+    try:
+        found = asyncio.run(ask())
+    except Exception:  # noqa: BLE001 - anything but a Dask answer (garbage frames, a timeout)
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _version() -> str:
@@ -117,6 +171,10 @@ def _main(argv: list[str] | None) -> int:
 
     runtime.configure("exact")
     if args.command == "worker":
+        try:
+            _check_scheduler(args.scheduler)
+        except (ValueError, OSError) as exc:
+            return user_error("drfidelity worker", exc, args.debug)
         # the worker processes inherit the exact-numerics environment set just above; they
         # are not daemons, so that each can spawn the process its jobs run in
         os.environ["DASK_DISTRIBUTED__WORKER__DAEMON"] = "False"
@@ -131,7 +189,7 @@ def _main(argv: list[str] | None) -> int:
 
 
 def _run_stage(args: argparse.Namespace) -> int:
-    from drfidelity.core.params import load_params
+    from drfidelity.core.params import ParamsError, load_params, restore_refused_experiment
 
     try:
         from drfidelity import pipeline
@@ -145,7 +203,10 @@ def _run_stage(args: argparse.Namespace) -> int:
                     None: "takes no dataset name"}[module.TARGET]
             print(f"drfidelity stage {args.name} {need}", file=sys.stderr)
             return 2
-        params = load_params(args.params)
+        try:
+            params = load_params(args.params)
+        except ParamsError as exc:  # an experiment's -S values are undone where possible
+            raise ParamsError(f"{exc}{restore_refused_experiment(args.params, exc)}") from None
         _check_target(module.TARGET, args.dataset, params)
         # a stage whose caller is gone (dvc killed) must not run on and rewrite its outputs;
         # a pool's workers follow their stage

@@ -7,10 +7,22 @@ Shared by ``drfidelity stage`` (:mod:`drfidelity.cli`) and ``drfidelity score``
 from __future__ import annotations
 
 import logging
+import reprlib
 import sys
 
 #: what counts as bad input (a ValueError, an OSError, a MemoryError from a size estimate)
 BAD_INPUT = (ValueError, OSError, MemoryError)
+
+
+_BRIEF = reprlib.Repr()
+_BRIEF.maxlevel, _BRIEF.maxlist, _BRIEF.maxdict = 2, 4, 4
+_BRIEF.maxstring = _BRIEF.maxother = 60
+
+
+def brief(value: object) -> str:
+    """``repr(value)`` cut to a readable size: a YAML alias chain can make one value a list of
+    millions of items, whose full repr would turn a one-line refusal into megabytes."""
+    return _BRIEF.repr(value)
 
 
 def one_line(error: BaseException) -> str:

@@ -15,9 +15,13 @@ no stage depends on a study module it does not run.
 from __future__ import annotations
 
 import math
+import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from drfidelity.core.console import brief
 
 
 class ParamsError(ValueError):
@@ -71,7 +75,8 @@ def load_params(path: str | Path = "params.yaml") -> Params:
 
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        with open(path, encoding="utf-8") as handle:  # the marks name the file
+            raw = yaml.load(handle, Loader=_unique_keys_loader(yaml))
     except FileNotFoundError:
         raise ParamsError(f"{path} not found (run from the repository root)") from None
     except yaml.YAMLError as exc:
@@ -79,6 +84,64 @@ def load_params(path: str | Path = "params.yaml") -> Params:
     if not isinstance(raw, dict):
         raise ParamsError(f"{path} must hold a mapping of keys, got {type(raw).__name__}")
     return parse_params(raw)
+
+
+def restore_refused_experiment(path: Path, error: ParamsError) -> str:
+    """Undo what ``dvc exp run -S`` wrote into ``path`` when this stage refuses it.
+
+    DVC writes the ``-S`` values into params.yaml before any stage runs and leaves them there
+    when the experiment fails. Inside an experiment (``DVC_EXP_BASELINE_REV`` set), when every
+    key that differs from the baseline commit's file is named in the refusal, the baseline's
+    bytes are written back; a key changed by hand beside them keeps the file as it is. Returns
+    what to add to the refusal ('' outside an experiment).
+    """
+    import yaml
+
+    from drfidelity.core.storage import atomic_write
+
+    rev = os.environ.get("DVC_EXP_BASELINE_REV")
+    if not rev:
+        return ""
+    shown = subprocess.run(["git", "show", f"{rev}:./{path.name}"], cwd=path.parent or None,
+                           capture_output=True)
+    try:
+        changed = _changed_keys(yaml.safe_load(shown.stdout), yaml.safe_load(path.read_bytes()))
+    except (yaml.YAMLError, OSError):
+        changed = None
+    if shown.returncode or not changed:
+        return ""
+    if not all(key in str(error) for key in changed):
+        return (f"; {path} still holds the experiment's values of {', '.join(changed)} "
+                f"(`git checkout {path}` restores {rev[:7]}'s)")
+    atomic_write(path, shown.stdout)
+    return f"; {path} is back as in {rev[:7]} (the experiment's {', '.join(changed)} undone)"
+
+
+def _changed_keys(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """The dotted keys whose values differ between two parsed YAML documents."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return [] if old == new else [prefix or "(the whole file)"]
+    return [key for name in dict.fromkeys([*old, *new])
+            for key in _changed_keys(old.get(name), new.get(name),
+                                     f"{prefix}.{name}" if prefix else str(name))]
+
+
+def _unique_keys_loader(yaml):
+    """A safe YAML loader that refuses a key given twice in one mapping: YAML's own loaders
+    keep the last silently, so a second ``data:`` block would override the first unseen."""
+    class UniqueKeys(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    raise ParamsError(f"{key_node.start_mark.name}: the key {brief(key)} is "
+                                      f"given twice in one mapping (lines {seen[key]} and "
+                                      f"{line}); YAML would keep the last silently")
+                seen[key] = line
+            return super().construct_mapping(node, deep)
+    return UniqueKeys
 
 
 def parse_params(raw: dict[str, Any]) -> Params:
@@ -103,9 +166,11 @@ def parse_params(raw: dict[str, Any]) -> Params:
     alpha = _number(boot, "alpha", "bootstrap.alpha")
     if not 0 < alpha < 1:
         raise ParamsError(f"bootstrap.alpha must lie in (0, 1), got {alpha}")
+    n, d = _integer(data, "n", "data.n", minimum=4), _integer(data, "d", "data.d", minimum=1)
+    _check_data_size(n, d)
     return Params(
-        n=_integer(data, "n", "data.n", minimum=4),
-        d=_integer(data, "d", "data.d", minimum=1),
+        n=n,
+        d=d,
         data_seed=_integer(data, "seed", "data.seed", minimum=0),
         snr=_snr(data),
         datasets=datasets,
@@ -124,6 +189,18 @@ def parse_params(raw: dict[str, Any]) -> Params:
     )
 
 
+def _check_data_size(n: int, d: int) -> None:
+    """ParamsError naming data.n and data.d when a dataset (X and its noise-free truth, both
+    float64) would not fit in memory: refused at the first stage, not by the allocator."""
+    from drfidelity.core.validation import available_memory
+
+    needed, available = 2 * 8 * n * d, available_memory()
+    if available is not None and needed > available:
+        raise ParamsError(f"data.n = {n:,} and data.d = {d:,}: a dataset (X and its noise-free "
+                          f"truth) takes {needed / 2**30:,.1f} GiB, but {available / 2**30:.1f} "
+                          "GiB of memory is available; lower data.d or data.n")
+
+
 class Supplements(dict):
     """``supplements`` by study; a study missing from params.yaml is a :class:`ParamsError`
     naming it (one line from the CLI), not a KeyError."""
@@ -140,11 +217,11 @@ def _supplements(raw: Any) -> dict[str, Any]:
     from drfidelity.core.registry import STUDY_NAMES
 
     if not isinstance(raw, dict):
-        raise ParamsError(f"supplements must be a mapping of study -> settings, got {raw!r}")
+        raise ParamsError(f"supplements must be a mapping of study -> settings, got {brief(raw)}")
     _known_keys("supplements", raw, STUDY_NAMES)
     for study, settings in raw.items():
         if not isinstance(settings, dict):
-            raise ParamsError(f"supplements.{study} must be a mapping, got {settings!r}")
+            raise ParamsError(f"supplements.{study} must be a mapping, got {brief(settings)}")
     return {study: dict(settings) for study, settings in raw.items()}
 
 
@@ -154,13 +231,14 @@ def _ranking(raw: Any) -> dict[str, tuple[str, ...]]:
     from drfidelity.core.registry import DATASET_NAMES
 
     if not isinstance(raw, dict):
-        raise ParamsError(f"ranking must be a mapping of dataset -> column names, got {raw!r}")
+        raise ParamsError(f"ranking must be a mapping of dataset -> column names, got {brief(raw)}")
     _known_keys("ranking", raw, DATASET_NAMES)
     result = {}
     for dataset, columns in raw.items():
         columns = columns or []
         if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-            raise ParamsError(f"ranking.{dataset} must be a list of column names, got {columns!r}")
+            raise ParamsError(f"ranking.{dataset} must be a list of column names, "
+                              f"got {brief(columns)}")
         result[dataset] = tuple(columns)
     return result
 
@@ -197,14 +275,14 @@ def _typed(settings: dict, key: str, kind: Any, where: str) -> Any:
     if isinstance(kind, (list, tuple)):
         if not isinstance(value, list) or (isinstance(kind, list) and not value):
             raise ParamsError(f"{where} must be a {'non-empty ' * isinstance(kind, list)}list, "
-                              f"got {value!r}")
+                              f"got {brief(value)}")
         return [_typed({key: v}, key, kind[0], f"{where}[{i}]") for i, v in enumerate(value)]
     if kind is float:
         return _number(settings, key, where)
     if kind is int:
         return _integer(settings, key, where, minimum=0)
     if not isinstance(value, kind):
-        raise ParamsError(f"{where} must be a {kind.__name__}, got {value!r}")
+        raise ParamsError(f"{where} must be a {kind.__name__}, got {brief(value)}")
     return value
 
 
@@ -220,7 +298,7 @@ def _known_keys(where: str, settings: dict, known) -> None:
 def _mapping(raw: dict, key: str) -> dict:
     value = _required(raw, key, key)
     if not isinstance(value, dict):
-        raise ParamsError(f"{key} must be a mapping, got {value!r}")
+        raise ParamsError(f"{key} must be a mapping, got {brief(value)}")
     return value
 
 
@@ -244,7 +322,7 @@ def _integer(raw: dict, key: str, where: str, *, minimum: int) -> int:
 def _number(raw: dict, key: str, where: str) -> float:
     value = _required(raw, key, where)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParamsError(f"{where} must be a number, got {value!r}{_yaml_hint(value)}")
+        raise ParamsError(f"{where} must be a number, got {brief(value)}{_yaml_hint(value)}")
     return float(value)
 
 
@@ -268,13 +346,13 @@ def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
 
     value = _required(raw, key, key)
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ParamsError(f"{key} must be a non-empty list of names, got {value!r}")
+        raise ParamsError(f"{key} must be a non-empty list of names, got {brief(value)}")
     unknown = [v for v in value if v not in known]
     if unknown:
         names = ", ".join(f"{v}{close_match(v, known)}" for v in unknown)
         raise ParamsError(f"{key}: unknown name(s) {names} (known: {', '.join(known)})")
     if len(set(value)) != len(value):
-        raise ParamsError(f"{key} lists a name twice: {value}")
+        raise ParamsError(f"{key} lists a name twice: {brief(value)}")
     return tuple(value)
 
 
@@ -283,7 +361,7 @@ def _per_name(raw: dict, key: str, known: dict) -> dict[str, dict[str, Any]]:
 
     value = raw.get(key) or {}
     if not isinstance(value, dict):
-        raise ParamsError(f"{key} must be a mapping of name -> settings, got {value!r}")
+        raise ParamsError(f"{key} must be a mapping of name -> settings, got {brief(value)}")
     result = {}
     for name, settings in value.items():
         if name not in known:
@@ -291,6 +369,6 @@ def _per_name(raw: dict, key: str, known: dict) -> dict[str, dict[str, Any]]:
                               f"(known: {', '.join(known)})")
         settings = settings or {}
         if not isinstance(settings, dict):
-            raise ParamsError(f"{key}.{name} must be a mapping, got {settings!r}")
+            raise ParamsError(f"{key}.{name} must be a mapping, got {brief(settings)}")
         result[name] = dict(settings)
     return result

@@ -15,6 +15,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from drfidelity.core.console import brief
+
 MIN_POINTS = 4
 # The metric names documented for scipy.spatial.distance.pdist / cdist (scipy keeps its own list
 # private; kulczynski1 and sokalmichener, deprecated since scipy 1.15, are left out); tests
@@ -29,7 +31,7 @@ SYMMETRY_RTOL = 1e-9
 def integer(name: str, value: object, minimum: int | None = None) -> int:
     """``value`` as an ``int``; ValueError unless it is a (non-bool) integer ``>= minimum``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+        raise ValueError(f"{name} must be an integer, got {brief(value)} ({type(value).__name__})")
     value = int(value)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
@@ -40,7 +42,8 @@ def real(name: str, value: object, *, low: float | None = None, high: float | No
          low_open: bool = False) -> float:
     """``value`` as a finite ``float`` in [low, high] (or (low, high] with ``low_open``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+        raise ValueError(f"{name} must be a real number, got {brief(value)} "
+                         f"({type(value).__name__})")
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
@@ -62,7 +65,7 @@ def snr(name: str, value: object) -> float:
     if isinstance(value, str) and value.strip().lower() in NO_NOISE:
         return math.inf
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a positive number or 'inf', got {value!r}")
+        raise ValueError(f"{name} must be a positive number or 'inf', got {brief(value)}")
     ratio = float(value)
     if math.isnan(ratio) or ratio <= 0:
         raise ValueError(f"{name} must be > 0 (inf means no noise), got {ratio}")
@@ -72,7 +75,7 @@ def snr(name: str, value: object) -> float:
 def flag(name: str, value: object) -> bool:
     """``value`` if it is a ``bool`` (numpy bools included); anything else is an error."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
+        raise ValueError(f"{name} must be True or False, got {brief(value)}")
     return bool(value)
 
 
@@ -80,7 +83,8 @@ def one_of(name: str, value: object, choices: Iterable[str]) -> str:
     """``value`` if it is one of ``choices``."""
     choices = tuple(choices)
     if value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
+                         f"got {brief(value)}")
     return value
 
 

@@ -145,3 +145,44 @@ def test_each_release_configuration_is_valid():
     same = ("n", "d", "data_seed", "snr", "datasets", "dataset_params", "methods",
             "method_params", "seeds", "bootstrap")
     assert all(getattr(v130, key) == getattr(v140, key) for key in same)
+
+
+def test_a_key_given_twice_is_refused_naming_both_lines(tmp_path):
+    path = tmp_path / "params.yaml"
+    text = (REPO / "params.yaml").read_text()
+    path.write_text(text + "data:\n  n: 20\n")
+    first = 1 + text.splitlines().index("data:")
+    last = 1 + len(text.splitlines())
+    with pytest.raises(ParamsError, match=f"params.yaml: the key 'data' is given twice in one "
+                                          f"mapping \\(lines {first} and {last}\\)"):
+        load_params(path)
+    nested = text.replace("  n: 1000", "  n: 1000\n  n: 500", 1)
+    assert nested != text
+    path.write_text(nested)
+    with pytest.raises(ParamsError, match="the key 'n' is given twice"):
+        load_params(path)
+
+
+def test_a_yaml_alias_chain_is_refused_in_a_short_line(tmp_path):
+    """Nine levels of nine aliases: a list of 387 million items whose repr alone is gigabytes."""
+    levels = ["&s1 [" + ", ".join(["1"] * 9) + "]"]
+    for level in range(2, 10):
+        levels.append(f"&s{level} [" + ", ".join([levels[-1]] + [f"*s{level - 1}"] * 8) + "]")
+    text = "\n".join(line for line in (REPO / "params.yaml").read_text().splitlines()
+                     if not line.startswith("seeds:"))
+    path = tmp_path / "params.yaml"
+    path.write_text(f"{text}\nseeds: {levels[-1]}\n")
+    with pytest.raises(ParamsError) as refused:
+        load_params(path)
+    assert str(refused.value).startswith("seeds must be an integer, got [[")
+    assert len(str(refused.value)) < 300
+
+
+def test_data_too_large_for_memory_is_refused_naming_n_and_d(monkeypatch):
+    from drfidelity.core import validation
+
+    monkeypatch.setattr(validation, "available_memory", lambda: 16 * 2**30)
+    with pytest.raises(ParamsError, match=r"data.n = 1,000 and data.d = 1,000,000,000: a "
+                                          r"dataset .* takes 14,901.2 GiB, but 16.0 GiB"):
+        parse_params(with_change("data.d", 10**9))
+    parse_params(with_change("data.d", 10**6))  # 14.9 GiB: fits

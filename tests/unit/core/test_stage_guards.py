@@ -222,3 +222,53 @@ def test_base64_that_holds_no_key_is_left_alone(monkeypatch):
     monkeypatch.setenv(toorpia.KEY_VARIABLE, "tp-Ab3/xY+9 z=Q&é")
     other = base64.b64encode(b"request id 8f2c: try again later").decode()
     assert toorpia._scrub(f"503 {other}") == f"503 {other}"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["stage", "embed", "density/PCA", "--jobs", "0"], "argument --jobs: must be 1 or more, got 0"),
+    (["stage", "embed", "density/PCA", "--jobs", "-3"],
+     "argument --jobs: must be 1 or more, got -3"),
+    (["stage", "embed", "density/PCA", "--jobs", "two"],
+     "argument --jobs: must be a whole number, got 'two'"),
+    (["worker", "tcp://127.0.0.1:8786", "--nworkers", "0"],
+     "argument --nworkers: must be 1 or more, got 0"),
+])
+def test_a_count_of_processes_below_one_is_refused(argv, words, capsys):
+    from drfidelity import cli
+
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(argv)
+    assert stopped.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_worker_without_a_scheduler_says_so_in_one_line_at_once():
+    import socket
+
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    for address, words in ((f"tcp://127.0.0.1:{port}", "no Dask scheduler answers at"),
+                           ("localhost:8786", "must look like tcp://HOST:PORT")):
+        done = subprocess.run([sys.executable, "-m", "drfidelity.cli", "worker", address],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2
+        assert done.stderr.splitlines() == [done.stderr.strip()] and words in done.stderr
+
+
+def test_a_worker_pointed_at_a_server_that_is_no_scheduler_is_refused():
+    """A port that answers, but not in Dask's protocol (here a plain HTTP server)."""
+    import http.server
+    import threading
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        address = f"tcp://127.0.0.1:{server.server_address[1]}"
+        done = subprocess.run([sys.executable, "-m", "drfidelity.cli", "worker", address],
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"drfidelity worker: error: {address} accepts connections "
+                                   "but is not a Dask scheduler")
