@@ -46,6 +46,11 @@ def stability_path(root: Path, dataset: str) -> Path:
     return results_dir(root) / "per_run" / f"{dataset}.stability.csv"
 
 
+def ceiling_path(root: Path, dataset: str) -> Path:
+    """The noise ceiling of ``dataset``: its noise-free geometry scored as if it were a map."""
+    return results_dir(root) / "per_run" / f"{dataset}.ceiling.csv"
+
+
 def bridges_path(root: Path, dataset: str) -> Path:
     return results_dir(root) / "per_run" / f"{dataset}.bridges.csv"
 

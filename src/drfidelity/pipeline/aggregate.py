@@ -1,6 +1,7 @@
 """Stage ``aggregate``: per-dataset run tables -> ``results/metrics_per_run.csv`` and
 ``results/metrics_aggregated.csv``; the per-dataset skipped-method, stability and bridge-gap
-tables -> ``results/skipped_methods.csv``, ``stability.csv`` and ``bridge_gaps.csv``.
+tables -> ``results/skipped_methods.csv``, ``stability.csv`` and ``bridge_gaps.csv``; the
+per-dataset noise ceilings -> ``results/noise_ceiling.csv``.
 
 The inputs are the explicit list derived from ``params.datasets``: a table left behind by a
 dataset that was removed from params is never counted, and a missing one is an error.
@@ -14,8 +15,8 @@ import pandas as pd
 
 from drfidelity.aggregation import aggregate_runs
 from drfidelity.core.files import write_csv
-from drfidelity.core.layout import (bridges_path, per_run_path, results_dir, skipped_path,
-                                    stability_path)
+from drfidelity.core.layout import (bridges_path, ceiling_path, per_run_path, results_dir,
+                                    skipped_path, stability_path)
 from drfidelity.core.params import Params
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
@@ -44,4 +45,5 @@ def run(params: Params, root: Path) -> None:
     write_csv(out / "skipped_methods.csv", gather(params, root, skipped_path))
     write_csv(out / "stability.csv", gather(params, root, stability_path))
     write_csv(out / "bridge_gaps.csv", gather(params, root, bridges_path))
+    write_csv(out / "noise_ceiling.csv", gather(params, root, ceiling_path))
     print(f"[aggregate] {len(per_run)} runs -> {len(aggregated)} aggregated rows", flush=True)

@@ -144,9 +144,12 @@ def run(params: Params, root: Path) -> None:
     per_run = pd.read_csv(results_dir(root) / "metrics_per_run.csv",
                           float_precision="round_trip")
     published_table = published_results_dir(root) / "metrics_aggregated.csv"
+    ceiling = results_dir(root) / "noise_ceiling.csv"
     inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published, per_run,
                     pd.read_csv(published_table, float_precision="round_trip")
-                    if published_table.exists() else None, checkout)
+                    if published_table.exists() else None, checkout,
+                    pd.read_csv(ceiling, float_precision="round_trip")
+                    if ceiling.exists() else None)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     markdown, html = report_paths(root)

@@ -12,6 +12,13 @@ run-to-run stability of every method with two or more runs (``{dataset}.stabilit
 on data with states and bridges (path time ``t`` and labels with bridge points as -1: the
 transition dataset), the bottleneck gap of every
 bridge in every map (``{dataset}.bridges.csv``); either is header-only where it does not apply.
+
+The noise ceiling (``{dataset}.ceiling.csv``) scores the dataset's noise-free geometry
+(``X_truth``, in all its dimensions) as if it were a map: what a map that drew the truth
+perfectly would score against the noisy ambient data. It bounds what the ambient columns can
+reward for the geometry alone (near ρ of the truth against the ambient data is low where the
+noise dominates the near pairs). Columns against the truth itself are left out (1 by
+construction).
 """
 
 from __future__ import annotations
@@ -31,8 +38,8 @@ from drfidelity.metrics.stability import mean_pairwise_disparity, position_dispe
 from drfidelity.metrics.timeseries import random_walk_readouts
 from drfidelity.core.registry import METHODS
 from drfidelity.core.files import write_csv
-from drfidelity.core.layout import (bridges_path, load_data, load_embeddings, per_run_path,
-                                    skipped_path, stability_path)
+from drfidelity.core.layout import (bridges_path, ceiling_path, load_data, load_embeddings,
+                                    per_run_path, skipped_path, stability_path)
 from drfidelity.core.params import Params
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
@@ -44,6 +51,7 @@ STABILITY_METRICS = ("full_shepard", "full_stress_fidelity", "shepard_p5__vs_amb
 STABILITY_COLUMNS = (["dataset", "snr", "method", "n_runs", "position_dispersion",
                       "mean_pairwise_disparity"] + [f"{m}__std" for m in STABILITY_METRICS])
 BRIDGE_COLUMNS = ["method", "seed", "bridge", "gap", "gap_nn", "gap_ratio", "torn"]
+CEILING_IDS = ["dataset", "snr", "n", "d"]
 
 
 def _trajectory(arrays: dict, Y) -> dict[str, float]:
@@ -73,6 +81,14 @@ def stability_row(maps: list, runs: list[dict]) -> dict[str, float]:
             "mean_pairwise_disparity": mean_pairwise_disparity(maps),
             **{f"{m}__std": finite_std([r.get(m, float("nan")) for r in runs])
                for m in STABILITY_METRICS}}
+
+
+def noise_ceiling(reference: Reference, arrays: dict) -> dict[str, float]:
+    """The truth's scores as a map against the ambient data ({} without a truth)."""
+    if "X_truth" not in arrays:
+        return {}
+    return {key: value for key, value in reference.score(arrays["X_truth"]).items()
+            if not key.endswith("__vs_truth")}
 
 
 def run(params: Params, dataset: str, root: Path) -> None:
@@ -108,6 +124,10 @@ def run(params: Params, dataset: str, root: Path) -> None:
               pd.DataFrame(skipped, columns=["dataset", "method", "reason"]))
     write_csv(stability_path(root, dataset), pd.DataFrame(stability, columns=STABILITY_COLUMNS))
     write_csv(bridges_path(root, dataset), pd.DataFrame(bridges, columns=BRIDGE_COLUMNS))
+    ceiling = noise_ceiling(reference, arrays)
+    write_csv(ceiling_path(root, dataset),
+              pd.DataFrame([{"dataset": dataset, "snr": params.snr, "n": n, "d": d, **ceiling}])
+              if ceiling else pd.DataFrame(columns=CEILING_IDS))
     print(f"[score {dataset}] {len(rows)} runs scored in {time.perf_counter() - start:.1f}s"
           + (f"; skipped: {', '.join(s['method'] for s in skipped)}" if skipped else ""),
           flush=True)

@@ -53,6 +53,9 @@ class Inputs:
     #: from a release's root, the checkout's root (relative): its report tells what moved
     #: between the releases, this one points there; None at the checkout's root
     checkout: str | None = None
+    #: ``results/noise_ceiling.csv``: per dataset, its noise-free geometry scored as a map
+    #: (None: not built)
+    ceiling: pd.DataFrame | None = None
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset, self.params.ranking)
@@ -61,6 +64,15 @@ class Inputs:
         a = self.aggregated
         rows = a[(a.dataset == dataset) & (a.method == method) & (a.metric == metric)]
         return float(rows["median"].iloc[0]) if len(rows) else math.nan
+
+    def ceiling_of(self, dataset: str) -> dict[str, float]:
+        """The noise ceiling's columns of ``dataset`` ({} where it has no truth or none was
+        built)."""
+        if self.ceiling is None:
+            return {}
+        rows = self.ceiling[self.ceiling.dataset == dataset]
+        return {} if rows.empty else {k: float(v) for k, v in rows.iloc[0].items()
+                                      if k not in ("dataset", "snr") and pd.notna(v)}
 
     def skipped_on(self, dataset: str) -> list[tuple[str, str]]:
         rows = self.skipped[self.skipped.dataset == dataset]
@@ -99,7 +111,9 @@ def findings(inputs: Inputs) -> dict[str, Any]:
             "sigma_winners": [m for m in methods if sigma[m] == top], "sigma_max": top,
             "near_leader": _best(near), "full_leader": _best(full), "crush": _best(crush),
             "near_truth_leader": truth[near_truth], "full_truth_leader": truth[full_truth],
-            "truth_table": truth_table(inputs.aggregated, dataset, methods),
+            "truth_table": truth_table(inputs.aggregated, dataset, methods,
+                                       inputs.ceiling_of(dataset)),
+            "ceiling": inputs.ceiling_of(dataset), "near": near,
             "near_pct": pct, "outvote": (100 - pct) / pct if pct > 0 else math.nan,
             "failures": [(m, headers[i]) for m, cells in table.rows
                          for i, c in enumerate(cells) if c.mark == "crit"],
@@ -238,7 +252,24 @@ def truth_sentence(found: dict) -> str:
     if holds["near"] < n and found["near_truth_top"]:
         text += (" (near-ρ leaders against the truth: "
                  + ", ".join(f"{m} on {k}" for m, k in found["near_truth_top"]) + ")")
-    return text + "."
+    return text + "." + ceiling_sentence(found)
+
+
+def ceiling_sentence(found: dict) -> str:
+    """On how many datasets the near-ρ leader scores above the noise-free geometry itself
+    (the noise ceiling), with the ceilings: there its lead rests on following the noise."""
+    near_key = TRUTH_PAIRS[1][1]
+    ceilings = {d: f["ceiling"][near_key] for d, f in found["datasets"].items()
+                if near_key in f["ceiling"]}
+    if not ceilings:
+        return ""
+    above = [d for d, c in ceilings.items()
+             if found["datasets"][d]["near_leader"][1] > c]
+    return (f" The noise-free geometry itself, scored as a map, reaches near ρ "
+            + ", ".join(f"{fixed(c)} on {d}" for d, c in ceilings.items())
+            + f" against the ambient data; the near-ρ leader scores above that on "
+            f"{_count(len(above), len(found['datasets']))}, where its lead rewards following "
+            "the noise.")
 
 
 # ------------------------------------------------------------------------- per-dataset text
@@ -312,7 +343,23 @@ def truth_summary(f: dict) -> str:
         else:
             parts.append(f"the best {rho} ρ is {truth}'s ({fixed(value)}), where against the "
                          f"ambient data it is {ambient}'s")
-    return ("Against the ground truth, " + "; ".join(parts) + ".") if parts else ""
+    text = ("Against the ground truth, " + "; ".join(parts) + ".") if parts else ""
+    return " ".join(t for t in (text, ceiling_summary(f)) if t)
+
+
+def ceiling_summary(f: dict) -> str:
+    """What the noise-free geometry itself scores against the ambient data, and which methods'
+    near ρ exceeds it: structure no map of the truth has, so it comes from the noise."""
+    ceiling = f["ceiling"]
+    (_, full_key, _), (_, near_key, _) = TRUTH_PAIRS
+    if full_key not in ceiling or near_key not in ceiling:
+        return ""
+    above = [m for m, v in f["near"].items() if v > ceiling[near_key]]
+    return (f"The noise-free geometry itself, scored as a map, reaches full ρ "
+            f"{fixed(ceiling[full_key])} and near ρ {fixed(ceiling[near_key])} against the "
+            "ambient data (the last row): what drawing the truth perfectly earns. "
+            + (f"Near ρ above that ({_and(above)}) rewards following the noise."
+               if above else "No method's near ρ exceeds it."))
 
 
 # ------------------------------------------------------------------------- whole report

@@ -204,11 +204,18 @@ TRUTH_PAIRS = (("Full ρ · all pairs", "full_shepard", "shepard_p100__vs_truth"
                 "shepard_near__vs_truth"))
 
 
-def truth_table(aggregated: pd.DataFrame, dataset: str, order: Sequence[str]) -> RankingTable:
+#: the truth table's last row: the noise-free geometry scored as a map (results/noise_ceiling.csv)
+CEILING_LABEL = "*noise-free geometry (ceiling)*"
+
+
+def truth_table(aggregated: pd.DataFrame, dataset: str, order: Sequence[str],
+                ceiling: dict[str, float] | None = None) -> RankingTable:
     """Full and near ρ of ``dataset`` against the ambient data beside the same ρ against the
     ground truth, one row per method of ``order`` (the ranking table's), best and worst
     marked per column. The ranking scores the ambient columns, so they include how a map
-    follows the noise; the truth columns score the geometry the data was drawn from."""
+    follows the noise; the truth columns score the geometry the data was drawn from. With
+    ``ceiling`` (the truth's own scores), a last row shows what drawing the truth perfectly
+    scores against the ambient data (unmarked: it is no method)."""
     _, stats, _ = _dataset_stats(aggregated, dataset)
     columns = [Column(key, header, group, "higher") for group, ambient, truth in TRUTH_PAIRS
                for key, header in ((ambient, "vs ambient"), (truth, "vs truth"))]
@@ -221,7 +228,11 @@ def truth_table(aggregated: pd.DataFrame, dataset: str, order: Sequence[str]) ->
         for m, r in rows.items():
             text = "—" if r is None else format_value(r.median, r.ci_lo, r.ci_hi, r.n_runs)
             cells[m].append(Cell(text, marks.get(m)))
-    return RankingTable(dataset, columns, [(m, cells[m]) for m in order])
+    rows = [(m, cells[m]) for m in order]
+    if ceiling:
+        rows.append((CEILING_LABEL, [Cell(fixed(ceiling[c.key]) if c.key in ceiling else "—")
+                                     for c in columns]))
+    return RankingTable(dataset, columns, rows)
 
 
 def column_marks(column: Column, values: dict[str, float | None],
