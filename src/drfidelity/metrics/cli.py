@@ -29,16 +29,17 @@ OPTIONAL_ARRAYS = {"X_truth": "truth", "labels": "labels", "outlier_idx": "outli
 _UNREADABLE = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
-def _check_header(handle, stored: int, where: str) -> None:
-    """ValueError unless the .npy header at ``handle`` announces at most the ``stored`` bytes
-    that follow it: a damaged or forged header is refused before numpy allocates its array."""
+def _check_header(handle, stored: int, where: str) -> tuple[tuple[int, ...], int] | None:
+    """The shape and byte count the .npy header at ``handle`` announces; ValueError unless
+    they fit in the ``stored`` bytes that follow it: a damaged or forged header is refused
+    before numpy allocates its array. None for a format version this does not read."""
     from numpy.lib import format as npy
 
     start = handle.tell()
     read_header = {(1, 0): npy.read_array_header_1_0,
                    (2, 0): npy.read_array_header_2_0}.get(npy.read_magic(handle))
     if read_header is None:  # a newer format version: numpy's own checks only
-        return
+        return None
     shape, _, dtype = read_header(handle)
     count = 1
     for size in shape:
@@ -49,30 +50,52 @@ def _check_header(handle, stored: int, where: str) -> None:
         raise ValueError(f"{where}: its header announces {dtype} data of shape {shape} "
                          f"({announced / 2**30:.3g} GiB) but the file holds {available:,} bytes "
                          "after it (damaged or truncated)")
+    return shape, announced
 
 
-def _check_headers(handle, path: Path) -> None:
-    """:func:`_check_header` on the .npy file or on every member of the .npz archive."""
+def _headers(handle, path: Path) -> dict[str, tuple[tuple[int, ...], int]]:
+    """:func:`_check_header` on the .npy file (key "") or on every member of the .npz archive
+    (keys: the array names); what each announces, read before any data."""
+    found = {}
     if handle.read(6) == b"\x93NUMPY":
         handle.seek(0)
-        _check_header(handle, path.stat().st_size, str(path))
+        found[""] = _check_header(handle, path.stat().st_size, str(path))
     elif zipfile.is_zipfile(handle):
         with zipfile.ZipFile(handle) as archive:
             for info in archive.infolist():
                 if info.filename.endswith(".npy"):
                     with archive.open(info) as member:
-                        _check_header(member, info.file_size, f"{path} member {info.filename}")
+                        found[info.filename[:-4]] = _check_header(
+                            member, info.file_size, f"{path} member {info.filename}")
     handle.seek(0)
+    return {name: shape_bytes for name, shape_bytes in found.items() if shape_bytes}
 
 
-def _read(path: Path, kind: str):
+def _check_room(path: Path, arrays: dict[str, tuple[tuple[int, ...], int]]) -> None:
+    """MemoryError before reading ``path`` when its arrays, as their headers announce them
+    (a compressed archive inflates), exceed the memory available."""
+    from drfidelity.core.validation import available_memory
+
+    needed = sum(size for _, size in arrays.values())
+    available = available_memory()
+    if available is not None and needed > available:
+        raise MemoryError(f"{path} holds {needed / 2**20:,.0f} MiB of arrays once read, but "
+                          f"only {available / 2**20:,.0f} MiB of memory is available")
+
+
+def _read(path: Path, kind: str, shapes_only: bool = False):
     """``np.load`` of ``path`` with every array read while the file is open (a damaged archive
-    member shows only when it is read); ValueError naming the file when it cannot be read."""
+    member shows only when it is read), or with ``shapes_only`` each array's shape from its
+    header alone (nothing inflated, so that an input too large to score is refused before it
+    is read); ValueError naming the file when it cannot be read."""
     import numpy as np
 
     try:
         with open(path, "rb") as handle:  # closed even when numpy gives up half-way
-            _check_headers(handle, path)
+            headers = _headers(handle, path)
+            if shapes_only:
+                return {name: shape for name, (shape, _) in headers.items()}
+            _check_room(path, headers)
             loaded = np.load(handle, allow_pickle=False)
             if isinstance(loaded, np.ndarray):
                 return loaded
@@ -135,8 +158,11 @@ def write_json(json_out: Path, text: str) -> None:
 
 
 def _load(data_path: Path, embedding_path: Path, metric: str) -> dict[str, float]:
-    from .inputs import score_inputs
+    from .inputs import check_score_memory, score_inputs
 
+    shapes = _read(data_path, ".npz archive", shapes_only=True)
+    if len(shapes.get("X", ())) == 2:  # the pairs' memory, before a byte of X is inflated
+        check_score_memory(shapes["X"][0], 2 if "X_truth" in shapes else 1)
     arrays = read_npz(data_path)
     if "X" not in arrays:
         raise ValueError(f"{data_path} has no array 'X' (found: {', '.join(arrays) or 'none'})")

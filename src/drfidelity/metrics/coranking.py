@@ -97,6 +97,11 @@ def coranking_matrix(X: np.ndarray, Y: np.ndarray, *, metric: str = "euclidean")
     ((99, 99), 9900)
     """
     X, Y = _validate_pair(X, Y, metric)
+    return _coranking(X, Y, metric)
+
+
+def _coranking(X: np.ndarray, Y: np.ndarray, metric: str) -> np.ndarray:
+    """:func:`coranking_matrix` of validated spaces."""
     m = Y.shape[0] - 1
     check_memory(m + 1, 16, "the co-ranking matrix")  # (N-1)^2 int64 cells ~ 2 per pair
     Q = np.zeros(m * m, dtype=np.int64)
@@ -398,8 +403,11 @@ def rank_error_quality(X: np.ndarray, Y: np.ndarray, kappa_s, kappa_t, *,
     >>> round(rank_error_quality(X, X[:, :2], kappa_s=10, kappa_t=5), 4)
     0.1498
     """
-    return rank_error_quality_from_coranking(coranking_matrix(X, Y, metric=metric), kappa_s,
-                                             kappa_t)
+    X, Y = _validate_pair(X, Y, metric)
+    m = X.shape[0] - 1  # the kappas are checked before the O(N^2 log N) co-ranking matrix
+    _kappas(kappa_s, "kappa_s", 1, m)
+    _kappas(kappa_t, "kappa_t", 0, m - 1)
+    return rank_error_quality_from_coranking(_coranking(X, Y, metric), kappa_s, kappa_t)
 
 
 def pointwise_quality(X: np.ndarray, Y: np.ndarray, kappa_s: int, kappa_t: int, *,

@@ -197,14 +197,47 @@ def _undefined_rows(X: np.ndarray, metric: str) -> np.ndarray:
     return np.empty(0, dtype=np.int64)
 
 
+def _check_scaling(name: str, X: np.ndarray, metric: str) -> None:
+    """ValueError naming the columns when the per-column scaling that seuclidean (variances)
+    or mahalanobis (inverse covariance) derives from X does not exist, before any pair is
+    computed: otherwise every distance is NaN and the first NaN pair is blamed."""
+    if metric == "seuclidean":
+        flat = np.flatnonzero(np.var(X, axis=0, ddof=1) == 0)
+        if flat.size:
+            shown = ", ".join(map(str, flat[:5])) + (", ..." if flat.size > 5 else "")
+            raise ValueError(f"{name}: column{'s' if flat.size > 1 else ''} {shown} "
+                             f"({flat.size} of {X.shape[1]}) {'are' if flat.size > 1 else 'is'}"
+                             " constant, and seuclidean divides by each column's variance; "
+                             "drop constant columns or choose another metric")
+    elif metric == "mahalanobis":
+        n, d = X.shape
+        if n <= d:
+            raise ValueError(f"{name}: mahalanobis needs more points than columns (N = {n}, "
+                             f"D = {d}): the covariance of {d} columns from {n} points is "
+                             "singular; reduce the columns (e.g. PCA) or choose another metric")
+        rank = np.linalg.matrix_rank(np.cov(X.T))
+        if rank < d:
+            raise ValueError(f"{name}: the covariance matrix of its {d} columns is singular "
+                             f"(rank {rank}): some columns are constant or combinations of "
+                             "others, and mahalanobis inverts it; drop them or choose another "
+                             "metric")
+
+
 def check_space(name: str, X, metric: str, n: int | None = None) -> np.ndarray:
     """:func:`~drfidelity.core.validation.check_input_space` on the :func:`unit_scaled` input
-    (and :func:`rows_unit_scaled`), refusing rows whose distances would be NaN, and warning when features look like a distance
-    matrix (square, symmetric, zero diagonal) while ``metric`` is not ``"precomputed"``."""
-    X = check_input_space(name, unit_scaled(real_values(name, X)), metric, n)
+    (and :func:`rows_unit_scaled`), refusing X without columns, rows whose distances would be
+    NaN and columns seuclidean or mahalanobis cannot scale by, and warning when features look
+    like a distance matrix (square, symmetric, zero diagonal) while ``metric`` is not
+    ``"precomputed"``."""
+    values = real_values(name, X)
+    if np.ndim(values) == 2 and np.shape(values)[1] == 0:
+        raise ValueError(f"{name} has {np.shape(values)[0]} rows and no columns: every "
+                         "distance would be 0; pass at least one feature")
+    X = check_input_space(name, unit_scaled(values), metric, n)
     if metric == "precomputed":
         return X
     X = rows_unit_scaled(X, metric)
+    _check_scaling(name, X, metric)
     undefined = _undefined_rows(X, metric)
     if undefined.size:
         rows = ", ".join(map(str, undefined[:5])) + (", ..." if undefined.size > 5 else "")

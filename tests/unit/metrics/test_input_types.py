@@ -69,3 +69,46 @@ def test_real_numbers_in_any_real_dtype_score_as_float64():
     for dtype in (np.int64, np.float32, np.longdouble, object):
         assert score(grid.astype(dtype), np.round(Y * 4).astype(dtype)) == pytest.approx(
             expected, nan_ok=True, abs=0)
+
+
+def _with_constant_column(base):
+    values = base.copy()
+    values[:, 2] = 1.0
+    return values
+
+
+def _with_copied_column(base):
+    values = base.copy()
+    values[:, 3] = 2 * values[:, 1]
+    return values
+
+
+#: data no distance can be computed from, each case with the words of its refusal; every entry
+#: point (score, Reference, neighbourhood_scores, co-ranking) checks X the same way
+NO_DISTANCES = {
+    "no columns": (lambda b: b[:, :0], "euclidean", "no columns"),
+    "seuclidean, a constant column": (_with_constant_column, "seuclidean",
+                                      "column 2 (1 of 4) is constant"),
+    "seuclidean, two constant columns": (lambda b: np.ones_like(b[:, :2]) @ np.ones((2, 4)),
+                                         "seuclidean", "columns 0, 1, 2, 3 (4 of 4) are constant"),
+    "mahalanobis, more columns than points": (lambda b: np.hstack([b] * 12), "mahalanobis",
+                                              "more points than columns (N = 40, D = 48)"),
+    "mahalanobis, a column a multiple of another": (_with_copied_column, "mahalanobis",
+                                                    "singular (rank 3)"),
+}
+
+
+@pytest.mark.parametrize("case", NO_DISTANCES, ids=str)
+def test_data_no_distance_can_be_computed_from_is_refused_naming_the_columns(case):
+    from drfidelity.metrics import coranking_matrix, neighbourhood_scores
+
+    make, metric, words = NO_DISTANCES[case]
+    for name, call in (("X", lambda: score_inputs(make(X), Y, metric=metric)),
+                       ("truth", lambda: score_inputs(X, Y, truth=make(X), metric=metric)),
+                       ("X", lambda: neighbourhood_scores(make(X), Y, k=5, metric=metric)),
+                       ("X", lambda: coranking_matrix(make(X), Y, metric=metric))):
+        with pytest.raises(ValueError) as refused:
+            call()
+        assert str(refused.value).startswith(name + " ") or str(refused.value).startswith(
+            name + ":")
+        assert words in str(refused.value)

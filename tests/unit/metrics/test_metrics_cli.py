@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from drfidelity.metrics import score
-from drfidelity.metrics.cli import run
+from drfidelity.metrics.cli import read_npz, run
 
 
 def _write(tmp_path, n=38):
@@ -260,3 +261,29 @@ def test_json_into_a_folder_the_user_cannot_write_is_refused_before_the_engine(t
         _one_error_line(done.stderr, locked, "is not writable")
     finally:
         shutil.rmtree(shared)
+
+
+def test_a_compressed_archive_too_large_to_score_is_refused_before_it_inflates(tmp_path,
+                                                                               monkeypatch):
+    """X's header gives N, and with it the pairs' memory, before a byte of X is inflated (a
+    few kB of zeros can announce gigabytes)."""
+    from drfidelity.core import validation
+    from drfidelity.metrics import cli
+
+    monkeypatch.setattr(validation, "available_memory", lambda: 16 * 2**30)
+    n = 50_000
+    np.savez_compressed(tmp_path / "zeros.npz", X=np.zeros((n, 40)))
+    np.save(tmp_path / "map.npy", np.zeros((n, 2)))
+    monkeypatch.setattr(cli, "read_npz", lambda path: pytest.fail(f"{path} was inflated"))
+    with pytest.raises(MemoryError, match="N = 50,000"):
+        cli._load(tmp_path / "zeros.npz", tmp_path / "map.npy", "euclidean")
+
+
+def test_arrays_larger_than_memory_are_refused_before_they_are_read(tmp_path, monkeypatch):
+    from drfidelity.core import validation
+
+    np.savez_compressed(tmp_path / "zeros.npz", X=np.zeros((1000, 2000)))  # 16 MB inflated
+    monkeypatch.setattr(validation, "available_memory", lambda: 2**20)
+    with pytest.raises(MemoryError, match="zeros.npz holds 15 MiB of arrays once read, but "
+                                          "only 1 MiB"):
+        read_npz(tmp_path / "zeros.npz")

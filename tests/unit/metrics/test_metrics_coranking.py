@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist, pdist, squareform
@@ -228,3 +230,19 @@ def test_too_large_a_coranking_matrix_is_refused_before_allocating(monkeypatch):
     rng = np.random.default_rng(0)
     with pytest.raises(MemoryError, match=r"co-ranking matrix for N = 400 points needs about"):
         coranking_matrix(rng.normal(size=(400, 3)), rng.normal(size=(400, 2)))
+
+
+def test_kappas_out_of_range_are_refused_before_the_coranking_matrix(monkeypatch):
+    """The O(N^2 log N) matrix is never built for a question that has no answer."""
+    from drfidelity.metrics import coranking
+
+    def never(*_):
+        raise AssertionError("the co-ranking matrix was built")
+
+    monkeypatch.setattr(coranking, "_coranking", never)
+    X = np.random.default_rng(1).normal(size=(30, 4))
+    for kappas, words in (((0, 5), "kappa_s must lie in [1, 29]"),
+                          ((5, 29), "kappa_t must lie in [0, 28]"),
+                          (([3, 40], 2), "kappa_s must lie in [1, 29]")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            coranking.rank_error_quality(X, X[:, :2], *kappas)
