@@ -309,6 +309,48 @@ def test_truth_sentences_follow_the_results(published):
         "DREAMS has the best near ρ both ways (0.900 against the truth).")
 
 
+def test_the_noise_ceiling_row_and_sentences_follow_the_results(published):
+    """The truth scored as a map (results/noise_ceiling.csv): a last row of the truth table,
+    a sentence per dataset naming the methods whose near ρ exceeds it, and one in the
+    headline counting the datasets whose near-ρ leader does; all move with the numbers."""
+    from dataclasses import replace
+
+    from drfidelity.report.content import findings, headline, truth_summary
+    from drfidelity.report.tables import CEILING_LABEL
+
+    datasets = ["density", "clusters", "transition", "outliers", "populations"]
+    ceiling = pd.DataFrame({"dataset": datasets, "snr": 1.0,
+                            "full_shepard": [0.977, 0.804, 0.939, 0.944, 0.936],
+                            "shepard_near__vs_ambient": [0.128, 0.115, 0.810, 0.473, 0.375]})
+    inputs = replace(published_inputs(published), ceiling=ceiling)
+    found = findings(inputs)
+    clusters = found["datasets"]["clusters"]
+    label, cells = clusters["truth_table"].rows[-1]
+    assert label == CEILING_LABEL and [c.text for c in cells] == ["0.804", "—", "0.115", "—"]
+    above = [m for m, v in clusters["near"].items() if v > 0.115]
+    assert above and truth_summary(clusters).endswith(
+        "The noise-free geometry itself, scored as a map, reaches full ρ 0.804 and near ρ "
+        f"0.115 against the ambient data (the last row): what drawing the truth perfectly "
+        f"earns. Near ρ above that ({', '.join(above[:-1])} and {above[-1]}) rewards "
+        "following the noise.")
+    leads = {d: f["near_leader"][1] for d, f in found["datasets"].items()}
+    beyond = sum(leads[d] > c for d, c in zip(datasets, ceiling["shepard_near__vs_ambient"]))
+    assert (f"the near-ρ leader scores above that on {beyond} of 5 datasets"
+            in headline(found))
+
+    # a ceiling above every method: no method follows the noise there, one dataset fewer
+    raised = ceiling.assign(shepard_near__vs_ambient=ceiling["shepard_near__vs_ambient"]
+                            .where(ceiling.dataset != "clusters", 0.99))
+    found = findings(replace(inputs, ceiling=raised))
+    assert truth_summary(found["datasets"]["clusters"]).endswith(
+        "No method's near ρ exceeds it.")
+    assert f"above that on {beyond - 1} of 5 datasets" in headline(found)
+    # without the file: no row, no sentence
+    found = findings(published_inputs(published))
+    assert found["datasets"]["clusters"]["truth_table"].rows[-1][0] != CEILING_LABEL
+    assert "noise-free geometry" not in headline(found)
+
+
 def test_macros_and_report_name_a_missing_method_with_its_reason(published):
     from drfidelity.report.content import findings, report_blocks
     from drfidelity.report.document import to_markdown
