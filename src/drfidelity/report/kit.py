@@ -17,10 +17,11 @@ from drfidelity.core.registry import METHODS
 from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Table
 from drfidelity.report.latex import escape, latex_tabular, macro
 from drfidelity.report.tables import (Cell, Column, RankingTable, column_marks, fixed,
-                                      format_value)
+                                      format_value, interval_words)
 
 __all__ = ["Block", "Figure", "Heading", "Para", "Quote", "Table", "escape", "latex_tabular",
            "macro", "Cell", "Column", "RankingTable", "column_marks", "fixed", "format_value",
+           "interval_words",
            "not_built", "ordered", "stats", "num", "cell_text", "median", "filled", "marked",
            "leader", "missing", "new_note"]
 

@@ -47,10 +47,13 @@ def latex_table(table: RankingTable, *, title: str, caption_note: str) -> str:
                          headers=[headers[c.header] for c in table.columns])
 
 
-def latex_tabular(table: RankingTable, *, caption: str, headers: list[str]) -> str:
+def latex_tabular(table: RankingTable, *, caption: str, headers: list[str] | None) -> str:
     """``table`` as a booktabs ``table`` float labelled ``tab:{table.dataset}``; a spanning
-    cell becomes a left-aligned italic ``\\multicolumn`` (e.g. "not operable: ...")."""
+    cell becomes a left-aligned italic ``\\multicolumn`` (e.g. "not operable: ...").
+    ``headers`` in LaTeX, or None for the columns' own headers (:func:`tex_text`)."""
     spec = "l" + "c" * len(table.columns)
+    if headers is None:
+        headers = [tex_text(c.header) for c in table.columns]
     header = " & ".join([escape(table.label)] + headers) + r" \\"
     body = []
     for method, cells in table.rows:
@@ -77,7 +80,8 @@ def latex_tabular(table: RankingTable, *, caption: str, headers: list[str]) -> s
 
 
 #: LaTeX for the symbols the sentence tables' texts use (the paper's input encoding lacks them)
-_TEX_SYMBOLS = {"ρ": r"$\rho$", "Σ": r"$\Sigma$", "→": r"$\to$"}
+_TEX_SYMBOLS = {"ρ": r"$\rho$", "Σ": r"$\Sigma$", "→": r"$\to$", "Δ": r"$\Delta$",
+               "≤": r"$\le$", "·": r"$\cdot$", "÷": r"$\div$", "×": r"$\times$"}
 
 
 def tex_text(text: str) -> str:

@@ -171,9 +171,35 @@ def supplement_macros(s: Supplements) -> list[str]:
 
 
 def supplement_paper_tables(s: Supplements, params: Params) -> dict[str, str]:
-    """The studies' paper tables (``paper/tables/<name>``) whose results exist."""
-    return {name: tex for spec in all_studies() if spec.paper_tables
-            for name, tex in spec.paper_tables(s, kit, params).items()}
+    """The studies' paper tables (``paper/tables/<name>``) whose results exist, and the main
+    benchmark's stability and bridge-gap tables for the paper's appendix."""
+    tables = {name: tex for spec in all_studies() if spec.paper_tables
+              for name, tex in spec.paper_tables(s, kit, params).items()}
+    if "stability" in s.tables:
+        tables["stability.tex"] = stability_latex(s.tables["stability"])
+    if "bridge_gaps" in s.tables:
+        tables["bridge_gaps.tex"] = kit.latex_tabular(
+            bridge_table(s.tables["bridge_gaps"]), headers=None,
+            caption=(r"Bridge gaps on the transition loop: per bridge, the median over seeds "
+                     "of the smallest single-linkage radius joining its two states through "
+                     "its points in the map, over the distance of the states' centroids; "
+                     f"marked above {fixed(TORN_RATIO)} (torn). From "
+                     r"\texttt{results/bridge\_gaps.csv}."))
+    return tables
+
+
+def stability_latex(stability: pd.DataFrame) -> str:
+    """Every dataset's stability table as one paper table, a row per dataset and method."""
+    columns = [Column(k, h, "Run-to-run spread", "plain") for k, h in STABILITY_COLUMNS]
+    rows = {f"{dataset}: {method}": cells for dataset, table in stability_tables(stability).items()
+            for method, cells in table.rows}
+    return kit.latex_tabular(
+        kit.filled("stability", columns, rows), headers=None,
+        caption=("Run-to-run stability of the stochastic methods: their seeds' maps aligned "
+                 "onto the lowest seed's by Procrustes analysis, the position dispersion "
+                 r"(mean spread of a point's aligned positions) and the standard deviation "
+                 r"over seeds of full $\rho$ and of the full-pair stress fidelity. From "
+                 r"\texttt{results/stability.csv}."))
 
 
 def supplement_paper_figures() -> tuple[str, ...]:

@@ -27,6 +27,12 @@ COLUMNS = (
     ("step_structure", "saw-tooth score (1 = the data's roughness)", "unit"),
 )
 TITLE = "Time series (random walks)"
+#: the paper's short headers of COLUMNS (its caption says what each measures)
+LATEX_HEADERS = {"full_shepard": r"full $\rho$",
+                 "cross_series_shepard": r"cross-series $\rho$",
+                 "within_series_shepard": r"within-series $\rho$",
+                 "within_series_near_shepard": r"within, $|\Delta t| \le {lag}$",
+                 "step_structure": "saw-tooth"}
 
 
 def inputs(params: Params, settings: dict) -> list[Config]:
@@ -101,6 +107,22 @@ def table(aggregated, steps: int | None, kit):
     return kit.marked(NAME, columns, methods, values, texts)
 
 
+def paper_tables(s, kit, params: Params) -> dict[str, str]:
+    """The readouts table for the paper's appendix (none where the study did not run)."""
+    if PAIR.aggregated not in s.tables:
+        return {}
+    interval = kit.escape(kit.interval_words(params.seeds, params.bootstrap.alpha))
+    ranked = table(s.tables[PAIR.aggregated], lag(params), kit)
+    return {f"{NAME}.tex": kit.latex_tabular(
+        ranked, headers=[LATEX_HEADERS[c.key].format(lag=lag(params)) for c in ranked.columns],
+        caption=(r"Random walks: Spearman $\rho$ of map against data distances over all "
+                 "pairs, over the pairs of two different walks (the star's arrangement), of "
+                 "one walk (each path's shape) and of one walk near in time (its step "
+                 "structure), and the saw-tooth score (1: as rough as the data). Medians over "
+                 f"seeds, in brackets {interval}; rows by full $\\rho$. From "
+                 r"\texttt{results/random\_walk\_aggregated.csv}."))}
+
+
 def section(s, kit) -> list:
     if PAIR.aggregated not in s.tables:
         return kit.not_built(TITLE, STAGE_WORDS, PAIR.aggregated)
@@ -157,5 +179,5 @@ SPEC = StudySpec(
     inputs=inputs, readouts=readouts, tabulate=tabulate, tables=(PAIR,),
     reads=("data.seed",), maps=NAME, stage_words=STAGE_WORDS, report_order=10,
     report_tables=(PAIR.aggregated,), figures=figures, section=section, glossary=glossary,
-    paper_figures=("trajectory_gallery",),
+    paper_tables=paper_tables, paper_figures=("trajectory_gallery",),
 )
