@@ -16,7 +16,7 @@ runtime.configure("exact")
 import pytest  # noqa: E402
 
 from pipeline_helpers import (REPO, build_small_run, fill_cache, import_pointers, run,  # noqa: E402
-                              tree_digest)
+                              stage_here, tree_digest, workspace)
 
 SHARED = Path(os.environ.get("DRFIDELITY_SHARED", REPO.parent / "shared"))
 REFERENCE = SHARED / "reference-v1.3.0"
@@ -117,3 +117,20 @@ def small_run(tmp_path_factory):
     before = tree_digest(root, ".")
     yield root
     assert tree_digest(root, ".") == before, "a test changed the shared run; use copy_run"
+
+
+@pytest.fixture(scope="session")
+def maps_run(tmp_path_factory):
+    """Two methods' maps of one small dataset (PCA, Isomap) and PCA's of a study
+    (random_walk), made by their stages: cheaper than :func:`small_run` for the tests of what
+    the map folders record and what their readers refuse (work on a ``copy_run``)."""
+    root = workspace(tmp_path_factory.mktemp("maps-run"), data__n=100, data__d=24,
+                     datasets=["density"], methods=["PCA", "Isomap"], seeds=1)
+    stage_here(root, "generate", "density")
+    for method in ("PCA", "Isomap"):
+        stage_here(root, "embed", f"density/{method}", jobs=1)
+    stage_here(root, "supplement_inputs", "random_walk")
+    stage_here(root, "supplement_embed", "random_walk/PCA", jobs=1)
+    before = tree_digest(root, ".")
+    yield root
+    assert tree_digest(root, ".") == before, "a test changed the maps run; use copy_run"

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline_helpers import copy_run, set_params, stage, stage_here, tree_digest
+from pipeline_helpers import copy_run, cut_in_half, set_params, stage, stage_here, tree_digest
 
+from drfidelity.core.layout import map_record
 from drfidelity.core.params import load_params
 from drfidelity.jobs.job import Job
 from drfidelity.jobs.reuse import reused_map
@@ -104,13 +105,37 @@ def test_coordinates_injected_into_the_release_win_over_the_checkout_s(small_run
 
 
 def test_a_method_that_reads_the_release_s_own_files_is_never_taken(tmp_path):
-    np.save(tmp_path / "seed0.npy", np.ones((5, 2)))
+    Y = np.ones((5, 2))
+    np.save(tmp_path / "seed0.npy", Y)
     for method, settings in (("PCA", {}), ("toorPIA", {})):
         entry = {"status": "ok", "seeds": [0], "settings": settings, "injected": {}}
         (tmp_path / "status.json").write_text(json.dumps(
-            {"data_fingerprint": "f", "methods": {method: entry}}))
-        found = reused_map(tmp_path, Job.of(method, 0), "f", settings, {"seed0": -1}, 5, None)
+            {"data_fingerprint": "f", "methods": {method: entry},
+             "maps": {"seed0.npy": map_record(method, 0, Y)}}))
+        found = reused_map(tmp_path, f"embed density/{method}", Job.of(method, 0), "f",
+                           settings, {"seed0": -1}, 5, None)
         assert (found is None) == (method == "toorPIA"), method
+
+
+@pytest.mark.parametrize("damage", ["swapped", "status-truncated"])
+def test_a_damaged_checkout_folder_is_refused_not_taken(maps_run, tmp_path, damage):
+    """The checkout's folder is read like any map folder: PCA's map in Isomap's place, or a
+    status.json cut short, stops the release's stage, naming the file and the method."""
+    donor = shutil.copytree(maps_run / "embeddings/density/Isomap", tmp_path / "donor")
+    record = json.loads((donor / "status.json").read_text())
+    if damage == "swapped":
+        shutil.copyfile(maps_run / "embeddings/density/PCA/seed0.npy", donor / "seed0.npy")
+        message = (rf"^{donor}/seed0\.npy: sha256 [0-9a-f]{{8}}… differs from the "
+                   r"[0-9a-f]{8}… status\.json records for Isomap seed 0 \(edited, truncated "
+                   r"or swapped; rerun `dvc repro embed@density-Isomap`\)$")
+    else:
+        cut_in_half(donor / "status.json")
+        message = (rf"^{donor}/status\.json of embed density/Isomap is not JSON \(.+\): "
+                   r"truncated or edited; rerun `dvc repro embed@density-Isomap`$")
+    with pytest.raises(ValueError, match=message):
+        reused_map(donor, "embed density/Isomap", Job.of("Isomap", 0, {}),
+                   record["data_fingerprint"], record["methods"]["Isomap"]["settings"],
+                   {"seed0": -1}, 100, None)
 
 
 def test_a_study_s_maps_are_taken_input_by_input(small_run, tmp_path, capsys):

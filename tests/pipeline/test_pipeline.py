@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline_helpers import (SMALL_RUN, build_dataset, build_small_run, copy_run, run,
-                              set_params, stage, stage_cli, stage_here, tree_digest, workspace)
+from pipeline_helpers import (SMALL_RUN, build_dataset, build_small_run, copy_run, cut_in_half,
+                              run, set_params, stage, stage_cli, stage_here, swap_files,
+                              tree_digest, workspace)
 
 OUTPUTS = ("data", "embeddings", "results", "REPORT.md", "paper")
 TAG = "n{data__n}_d{data__d}_snr1".format(**SMALL_RUN)   # the shared run's configuration
@@ -316,3 +317,96 @@ def test_embed_jobs_die_when_the_stage_is_killed():
     while any(_alive(p) for p in processes) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(_alive(p) for p in processes), "job processes outlived their stage"
+
+
+def test_every_map_is_recorded_with_the_sha256_of_its_file(maps_run):
+    import hashlib
+    import json
+
+    from drfidelity.core.layout import load_embeddings
+    from drfidelity.core.params import load_params
+
+    for method in ("PCA", "Isomap"):
+        folder = maps_run / "embeddings/density" / method
+        record = json.loads((folder / "status.json").read_text())
+        assert record["maps"] == {"seed0.npy": {
+            "method": method, "seed": 0,
+            "sha256": hashlib.sha256((folder / "seed0.npy").read_bytes()).hexdigest()}}
+    status, maps = load_embeddings(load_params(maps_run / "params.yaml"), maps_run, "density")
+    assert sorted(status) == sorted(maps) == ["Isomap", "PCA"]  # untouched: read as written
+    for method, by_seed in maps.items():
+        assert np.array_equal(by_seed[0],
+                              np.load(maps_run / "embeddings/density" / method / "seed0.npy"))
+
+
+def _one_row_short(path: Path) -> None:
+    np.save(path, np.load(path)[:-1])
+
+
+def _edit_one_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1
+    path.write_bytes(bytes(data))
+
+
+PCA_MAP, ISOMAP_MAP = "embeddings/density/PCA/seed0.npy", "embeddings/density/Isomap/seed0.npy"
+PCA_STATUS, ISOMAP_STATUS = "embeddings/density/PCA/status.json", \
+    "embeddings/density/Isomap/status.json"
+DIFFERS = (r"^embeddings/density/PCA/seed0\.npy: sha256 [0-9a-f]{8}… differs from the "
+           r"[0-9a-f]{8}… status\.json records for PCA seed 0 \(edited, truncated or swapped; "
+           r"rerun `dvc repro embed@density-PCA`\)$")
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda root: swap_files(root / PCA_MAP, root / ISOMAP_MAP), DIFFERS),
+    (lambda root: _edit_one_byte(root / PCA_MAP), DIFFERS),
+    (lambda root: cut_in_half(root / PCA_MAP), DIFFERS),
+    (lambda root: _one_row_short(root / PCA_MAP), DIFFERS),
+    (lambda root: (root / PCA_MAP).unlink(),
+     r"^embeddings/density/PCA/seed0\.npy is missing: status\.json records it for PCA seed 0; "
+     r"rerun `dvc repro embed@density-PCA`$"),
+    (lambda root: cut_in_half(root / PCA_STATUS),
+     r"^embeddings/density/PCA/status\.json of embed density/PCA is not JSON \(.+\): "
+     r"truncated or edited; rerun `dvc repro embed@density-PCA`$"),
+    (lambda root: swap_files(root / PCA_STATUS, root / ISOMAP_STATUS),
+     r"^embeddings/density/PCA/status\.json records \['Isomap'\], not PCA \(swapped or "
+     r"edited\); rerun `dvc repro embed@density-PCA`$"),
+], ids=["maps-swapped", "one-byte-edited", "truncated", "one-row-short", "missing",
+        "status-truncated", "status-swapped"])
+def test_a_damaged_map_folder_is_refused_in_one_line_naming_file_and_method(
+        maps_run, tmp_path, damage, message):
+    from drfidelity.core.layout import load_embeddings
+    from drfidelity.core.params import load_params
+
+    root = copy_of(maps_run, tmp_path)
+    damage(root)
+    with contextlib.chdir(root), pytest.raises((ValueError, OSError), match=message):
+        load_embeddings(load_params(Path("params.yaml")), Path("."), "density")
+
+
+def test_a_status_json_from_before_maps_were_recorded_is_refused(maps_run, tmp_path):
+    import json
+
+    root = copy_of(maps_run, tmp_path)
+    record = json.loads((root / PCA_STATUS).read_text())
+    del record["maps"]
+    (root / PCA_STATUS).write_text(json.dumps(record))
+    assert_clear_error(stage(root, "score", "density", check=False),
+                       r"^drfidelity stage score: error: embeddings/density/PCA/status\.json of "
+                       r"embed density/PCA lacks maps \(edited, or written before maps were "
+                       r"recorded\); rerun `dvc repro embed@density-PCA`\n$")
+
+
+def test_swapped_maps_stop_the_score_stage_in_one_line(maps_run, tmp_path):
+    root = copy_of(maps_run, tmp_path)
+    swap_files(root / PCA_MAP, root / ISOMAP_MAP)
+    result = stage(root, "score", "density", check=False)
+    assert_clear_error(result, DIFFERS.replace("^", "^drfidelity stage score: error: ")
+                       .replace("$", r"\n$"))
+    assert not (root / "results/per_run/density.csv").exists()
+
+
+def test_a_map_stage_run_again_writes_the_same_status_json(maps_run, tmp_path):
+    root = copy_of(maps_run, tmp_path)
+    stage_here(root, "embed", "density/PCA", jobs=2)
+    assert tree_digest(root, "embeddings") == tree_digest(maps_run, "embeddings")

@@ -16,12 +16,13 @@ import pytest
 
 from drfidelity.datasets.random_walk import make_random_walk
 from drfidelity.pipeline import supplement_figures as stage
+from drfidelity.core.layout import map_record
 from drfidelity.core.params import load_params
 from drfidelity.report import style
 from drfidelity.report import supplement_figures as draw
 from drfidelity.studies.sweep_outlier_factor import SWEEP
 
-from pipeline_helpers import REPO
+from pipeline_helpers import REPO, cut_in_half, swap_files
 
 #: the previous release's supplement tables, copied as the stages' outputs.
 PUBLISHED = ("addplot_per_run", "addplot_aggregated", "random_walk_aggregated",
@@ -34,6 +35,10 @@ EXPECTED = {"basemap_addplot_gallery", "geometry_explainer", "trajectory_gallery
             "sweep_outliers_curve", "populations_sweep_curve", "population_gallery_mf0.5",
             "population_gallery_mf0.05", "dimension_curve", "dims_grid",
             "hyperparam_sensitivity", "stability", "bridge_gaps"}
+
+
+#: the input fingerprint the synthetic map folders record
+FINGERPRINT = "f" * 64
 
 
 def _save(folder: Path, **arrays) -> None:
@@ -52,17 +57,22 @@ def _maps(base: Path, key: str, labels: dict[str, list[int]], shapes: dict[str, 
     folder below a study's maps ``base``, and each such folder's status.json."""
     rng = np.random.default_rng(seed)
     status: dict[str, dict] = {}
+    records: dict[str, dict] = {}
     for label, seeds in labels.items():
         status.setdefault(_method(label), {})[label] = {"status": "ok", "seeds": seeds}
         for s in seeds:
-            _save(base / _method(label) / key / label,
-                  **{f"seed{s}{suffix}": rng.normal(size=(n, 2)) for suffix, n in shapes.items()})
+            maps = {f"seed{s}{suffix}": rng.normal(size=(n, 2)) for suffix, n in shapes.items()}
+            _save(base / _method(label) / key / label, **maps)
+            records.setdefault(_method(label), {}).update(
+                {f"{label}/{stem}.npy": map_record(label, s, Y) for stem, Y in maps.items()})
     for label, reason in skipped.items():
         status.setdefault(_method(label), {})[label] = {"status": "skipped", "seeds": [],
                                                         "reason": reason}
     for method, entries in status.items():
         (base / method / key).mkdir(parents=True, exist_ok=True)
-        (base / method / key / "status.json").write_text(json.dumps({"methods": entries}))
+        (base / method / key / "status.json").write_text(json.dumps(
+            {"data_fingerprint": FINGERPRINT, "methods": entries,
+             "maps": records.get(method, {})}))
 
 
 def build_supplement_workspace(root: Path, published: Path) -> Path:
@@ -159,13 +169,49 @@ def test_geometry_explainer_measures_orthogonal_rays():
     assert (facts["n_series"], facts["length"], facts["d"]) == (4, 200, 400)
 
 
-def test_a_map_file_missing_despite_status_ok_is_reported_not_raised(tmp_path):
-    _maps(tmp_path, "", {"PCA": [0, 1], "UMAP": [2]}, {"": 5}, {})
-    (tmp_path / "UMAP" / "UMAP" / "seed2.npy").unlink()
+def test_untouched_maps_are_read_and_an_absent_study_is_none(tmp_path):
+    _maps(tmp_path, "", {"PCA": [0, 1], "UMAP": [2]}, {"": 5}, {"toorPIA": SKIP_REASON})
     maps, seeds, skipped = stage.lowest_seed_maps(tmp_path)
-    assert list(maps) == ["PCA"] and seeds == {"PCA": 0}
-    assert skipped == {"UMAP": "map file seed2.npy absent"}
+    assert sorted(maps) == ["PCA", "UMAP"] and seeds == {"PCA": 0, "UMAP": 2}
+    assert np.array_equal(maps["UMAP"], np.load(tmp_path / "UMAP/UMAP/seed2.npy"))
+    assert skipped == {"toorPIA": SKIP_REASON}
     assert stage.lowest_seed_maps(tmp_path / "nothing") is None
+
+
+def _differs(label: str, seed: int) -> str:
+    return (rf"{label}/{label}/seed{seed}\.npy: sha256 [0-9a-f]{{8}}… differs from the "
+            rf"[0-9a-f]{{8}}… status\.json records for {label} seed {seed} \(edited, truncated "
+            rf"or swapped; rerun `dvc repro supplement_embed@{{study}}-{label}`\)$")
+
+
+UMAP_DIFFERS = _differs("UMAP", 2)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda base: swap_files(base / "PCA/PCA/seed0.npy", base / "UMAP/UMAP/seed2.npy"),
+     _differs("PCA", 0)),
+    (lambda base: cut_in_half(base / "UMAP/UMAP/seed2.npy"), UMAP_DIFFERS),
+    (lambda base: np.save(base / "UMAP/UMAP/seed2.npy", np.zeros((4, 2))), UMAP_DIFFERS),
+    (lambda base: (base / "UMAP/UMAP/seed2.npy").unlink(),
+     r"UMAP/UMAP/seed2\.npy is missing: status\.json records it for UMAP seed 2; rerun "
+     r"`dvc repro supplement_embed@{study}-UMAP`$"),
+    (lambda base: cut_in_half(base / "UMAP/status.json"),
+     r"UMAP/status\.json of supplement_embed {study}/UMAP is not JSON \(.+\): truncated or "
+     r"edited; rerun `dvc repro supplement_embed@{study}-UMAP`$"),
+], ids=["maps-swapped", "truncated", "one-row-short", "missing", "status-truncated"])
+def test_a_damaged_study_map_is_refused_by_figures_and_scores(tmp_path, damage, message):
+    """In one line naming the file and the map label, whichever stage reads it."""
+    from drfidelity.jobs.job import Job
+    from drfidelity.supplements.scoring import load_maps
+
+    base = tmp_path / "study"
+    _maps(base, "", {"PCA": [0], "UMAP": [2]}, {"": 5}, {})
+    damage(base)
+    message = message.replace("{study}", "study")
+    with pytest.raises((ValueError, OSError), match=message):
+        stage.lowest_seed_maps(base)
+    with pytest.raises((ValueError, OSError), match=message):
+        load_maps((Job.of("PCA", 0), Job.of("UMAP", 2)), base, "", FINGERPRINT)
 
 
 def test_without_any_input_the_stage_writes_empty_facts(tmp_path):
@@ -177,6 +223,7 @@ DIGEST = r"""
 import hashlib, json, sys
 from pathlib import Path
 from drfidelity.pipeline import supplement_figures
+from drfidelity.core.layout import map_record
 from drfidelity.core.params import load_params
 root = Path(sys.argv[1])
 supplement_figures.run(load_params(sys.argv[2]), root)

@@ -139,6 +139,23 @@ def test_every_table_is_written_with_the_published_columns(small_run, published_
     assert status["methods"]["toorPIA"]["status"] == "skipped"
 
 
+def test_a_study_s_maps_are_recorded_with_the_sha256_of_their_files(maps_run):
+    """And read back as written, by the same job's map names the score stage uses."""
+    import hashlib
+
+    from drfidelity.jobs.job import Job
+    from drfidelity.supplements.scoring import load_maps
+
+    base = maps_run / "embeddings/random_walk"
+    record = json.loads((base / "PCA/status.json").read_text())
+    data = (base / "PCA/PCA/seed0.npy").read_bytes()
+    assert record["maps"] == {"PCA/seed0.npy": {
+        "method": "PCA", "seed": 0, "sha256": hashlib.sha256(data).hexdigest()}}
+    [(job, Y)], skipped = load_maps((Job.of("PCA", 0),), base, "", record["data_fingerprint"])
+    assert job == Job.of("PCA", 0) and not skipped
+    assert np.array_equal(Y, np.load(base / "PCA/PCA/seed0.npy"))
+
+
 def test_hyperparams_at_the_defaults_remake_the_main_maps(small_run):
     """The study generates the main input again (no dependency on a main dataset that may not
     be configured): the same bytes, and at the default settings the same maps."""

@@ -206,3 +206,16 @@ def tree_digest(root: Path, *parts: str) -> dict[str, str]:
         for f in files:
             digest[str(f.relative_to(root))] = hashlib.sha256(f.read_bytes()).hexdigest()
     return digest
+
+
+def swap_files(a: Path, b: Path) -> None:
+    """Swap the bytes of two files, as a hand mix-up of two maps would."""
+    a_bytes = a.read_bytes()
+    a.write_bytes(b.read_bytes())
+    b.write_bytes(a_bytes)
+
+
+def cut_in_half(path: Path) -> None:
+    """Keep the first half of a file's bytes, as an interrupted copy would."""
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) // 2])

@@ -8,6 +8,7 @@ leaves a half-written output behind.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -18,7 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from drfidelity.core.storage import atomic_write
+from drfidelity.core.storage import atomic_write, digest
 
 
 def dumps_json(obj: Any) -> str:
@@ -34,6 +35,19 @@ def write_csv(path: Path, frame: pd.DataFrame) -> None:
     write_text(path, frame.to_csv(index=False, lineterminator="\n"))
 
 
+def save_npy(file, array: np.ndarray) -> None:
+    """``array`` as ``.npy`` (C order, no pickles) to a path or a binary file: how the stages
+    write every array, so :func:`npy_digest` is the sha256 of the file written."""
+    np.save(file, np.ascontiguousarray(array), allow_pickle=False)
+
+
+def npy_digest(array: np.ndarray) -> str:
+    """sha256 of the ``.npy`` file :func:`save_npy` writes of ``array`` (a map's record)."""
+    buffer = io.BytesIO()
+    save_npy(buffer, array)
+    return digest(buffer.getvalue())
+
+
 def write_array_dir(path: Path, arrays: Mapping[str, np.ndarray],
                     texts: Mapping[str, str] = {}) -> None:
     """Replace directory ``path`` by one holding ``{name}.npy`` per array plus text files.
@@ -47,7 +61,7 @@ def write_array_dir(path: Path, arrays: Mapping[str, np.ndarray],
         for name, array in arrays.items():
             target = tmp / f"{name}.npy"
             target.parent.mkdir(parents=True, exist_ok=True)
-            np.save(target, np.ascontiguousarray(array), allow_pickle=False)
+            save_npy(target, array)
         for name, text in texts.items():
             (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp / name).write_text(text)

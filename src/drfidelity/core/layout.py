@@ -2,11 +2,13 @@
 
 Stages never import each other: a stage reads what an earlier stage wrote through the paths
 and loaders here, each of which checks that the files belong to the current parameters (the
-same data, methods and seeds) before anything is computed from them.
+same data, methods and seeds) and are the bytes their stage wrote (by the sha256 it recorded)
+before anything is computed from them.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -15,6 +17,7 @@ import numpy as np
 
 from drfidelity.core.registry import METHODS
 from drfidelity.core.params import Params, snr_label
+from drfidelity.core.storage import digest
 
 
 def data_dir(root: Path, dataset: str) -> Path:
@@ -72,6 +75,12 @@ def study_map_folders(base: Path, config: str) -> dict[str, Path]:
     methods = sorted(p.name for p in base.iterdir()) if base.is_dir() else []
     folders = {m: base / m / config for m in methods}
     return {m: folder for m, folder in folders.items() if (folder / "status.json").is_file()}
+
+
+def study_map_stage(base: Path, method: str) -> str:
+    """The stage that writes ``method``'s maps below a study's maps ``base``
+    (``supplement_embed addplot/PCA``), as refusals name it."""
+    return f"supplement_embed {base.name}/{method}"
 
 
 def study_headline_path(root: Path, study: str) -> Path:
@@ -178,13 +187,79 @@ def paper_paths(root: Path) -> tuple[Path, Path, Path]:
     return paper / "tables", paper / "macros.tex", paper / "figures"
 
 
+def dvc_stage(stage: str) -> str:
+    """DVC's name of the stage run as ``stage`` (``embed density/PCA`` is
+    ``embed@density-PCA``)."""
+    return stage.replace(" ", "@", 1).replace("/", "-")
+
+
+def _rerun(stage: str) -> str:
+    return f"rerun `dvc repro {dvc_stage(stage)}`"
+
+
+#: what every ``status.json`` of a map folder holds: the input's fingerprint, per method (a
+#: study's map label) what it made or why not, and per map file its record (:func:`map_record`)
+STATUS_FIELDS = {"data_fingerprint": str, "methods": dict, "maps": dict}
+
+
+def map_record(method: str, seed: int, Y: np.ndarray) -> dict:
+    """The record of map ``Y`` of ``method`` (a study's map label) and ``seed`` that its stage
+    writes in ``status.json`` under the file's path in the folder: the sha256 of the file lets
+    every reader (:func:`read_map`) refuse a map swapped, edited or cut short by hand."""
+    from drfidelity.core.files import npy_digest
+
+    return {"method": method, "seed": int(seed), "sha256": npy_digest(Y)}
+
+
 def read_status(folder: Path, stage: str) -> dict:
-    """``status.json`` of a map folder (what each method made, with its seeds and settings, or
-    why it was skipped); FileNotFoundError naming ``stage`` when it is missing."""
+    """``status.json`` of a map folder (see :data:`STATUS_FIELDS`) made by ``stage``
+    (``embed density/PCA``), refused in one line naming it and the stage when it is missing,
+    not JSON (cut short) or lacks a field (edited, or written before maps were recorded)."""
     path = folder / "status.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: run the {stage} stage first")
-    return json.loads(path.read_text())
+    try:
+        record = json.loads(path.read_bytes())
+    except ValueError as error:  # not JSON, or not UTF-8
+        raise ValueError(f"{path} of {stage} is not JSON ({error}): truncated or edited; "
+                         f"{_rerun(stage)}") from None
+    lacking = [key for key, kind in STATUS_FIELDS.items()
+               if not isinstance(record, dict) or not isinstance(record.get(key), kind)]
+    if lacking:
+        raise ValueError(f"{path} of {stage} lacks {', '.join(lacking)} (edited, or written "
+                         f"before maps were recorded); {_rerun(stage)}")
+    return record
+
+
+def read_map(folder: Path, record: dict, stem: str, method: str, seed: int,
+             stage: str) -> np.ndarray:
+    """Map ``{stem}.npy`` of ``folder``, whose status.json is ``record``, as ``stage`` made it
+    for ``method`` (a study's map label) and ``seed``.
+
+    Refused in one line naming the file and the method unless status.json records the file
+    for them with the sha256 of its bytes: a map swapped with another method's, edited, cut
+    short or missing is never read under a name it does not have.
+    """
+    name = f"{stem}.npy"
+    path, who, again = folder / name, f"{method} seed {seed}", _rerun(stage)
+    entry = record["maps"].get(name)
+    if not isinstance(entry, dict) or not isinstance(entry.get("sha256"), str):
+        raise ValueError(f"{path}: {folder / 'status.json'} records no sha256 of it for {who} "
+                         f"(edited); {again}")
+    if (entry.get("method"), entry.get("seed")) != (method, seed):
+        raise ValueError(f"{path}: status.json records it as {entry.get('method')} seed "
+                         f"{entry.get('seed')}, not {who} (swapped or edited); {again}")
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path} is missing: status.json records it for {who}; "
+                                f"{again}") from None
+    found = digest(data)
+    if found != entry["sha256"]:
+        raise ValueError(f"{path}: sha256 {found[:8]}… differs from the {entry['sha256'][:8]}… "
+                         f"status.json records for {who} (edited, truncated or swapped; "
+                         f"{again})")
+    return np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def facts_path(root: Path, dataset: str) -> Path:
@@ -236,20 +311,25 @@ def load_data(params: Params, dataset: str, root: Path) -> tuple[dict, dict[str,
 def load_embeddings(params: Params, root: Path, dataset: str
                     ) -> tuple[dict, dict[str, dict[int, np.ndarray]]]:
     """Per-method status and the embeddings by method and seed of the methods of params,
-    refused when a method's maps were not made from the current data with the current seeds."""
+    refused when a method's maps were not made from the current data with the current seeds,
+    or are not the files its stage wrote (:func:`read_map`)."""
     fingerprint = load_meta(params, dataset, root)["fingerprint"]
     status, embeddings = {}, {}
     for name in params.methods:
-        folder = method_maps_dir(root, dataset, name)
-        record = read_status(folder, f"embed {dataset}/{name}")
+        folder, stage = method_maps_dir(root, dataset, name), f"embed {dataset}/{name}"
+        record = read_status(folder, stage)
         if record["data_fingerprint"] != fingerprint:
             raise ValueError(f"embeddings/{dataset}/{name} was computed on other data than "
                              f"data/{dataset}: run its embed stage again")
+        if not isinstance(record["methods"].get(name), dict):
+            raise ValueError(f"{folder / 'status.json'} records {sorted(record['methods'])}, "
+                             f"not {name} (swapped or edited); {_rerun(stage)}")
         entry = status[name] = record["methods"][name]
         wanted = METHODS[name].seeds(params.seeds)
         if entry.get("seeds", wanted) != wanted:
             raise ValueError(f"embeddings/{dataset}/{name} holds seeds {entry['seeds']}, "
                              f"params.yaml asks for {wanted}: run its embed stage again")
-        if entry["status"] == "ok":
-            embeddings[name] = {s: np.load(folder / f"seed{s}.npy") for s in wanted}
+        if entry.get("status") == "ok":
+            embeddings[name] = {s: read_map(folder, record, f"seed{s}", name, s, stage)
+                                for s in wanted}
     return status, embeddings

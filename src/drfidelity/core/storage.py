@@ -1,5 +1,6 @@
-"""Input fingerprints and atomic writes: the one implementation of each, shared by the stages
-(:mod:`drfidelity.core.files`) and the external-map cache (:mod:`drfidelity.methods.external`).
+"""sha256 digests, input fingerprints and atomic writes: the one implementation of each,
+shared by the stages (:mod:`drfidelity.core.files`) and the external-map cache
+(:mod:`drfidelity.methods.external`).
 
 Needs numpy only, so the methods package can use it without the pipeline's libraries.
 """
@@ -14,10 +15,15 @@ from pathlib import Path
 import numpy as np
 
 
+def digest(data: bytes) -> str:
+    """sha256 of ``data`` in hex: the one hash of files and arrays alike."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def fingerprint(array, dtype=None) -> str:
     """sha256 of the raw C-order bytes of ``array`` (converted to ``dtype`` first when given):
     equal fingerprints mean identical inputs, whatever the memory layout."""
-    return hashlib.sha256(np.ascontiguousarray(array, dtype=dtype).tobytes()).hexdigest()
+    return digest(np.ascontiguousarray(array, dtype=dtype).tobytes())
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -19,8 +19,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
-
+from drfidelity.core.layout import read_map, read_status
 from drfidelity.core.registry import METHODS
 from drfidelity.core.validation import check_map
 from drfidelity.jobs.job import Job
@@ -37,11 +36,13 @@ def injected_here(job: Job, context: EmbedContext | None) -> bool:
     return cache_path(context, folder, mode, job.seed).is_file()
 
 
-def reused_map(folder: Path, job: Job, fingerprint: str, settings: dict,
+def reused_map(folder: Path, stage: str, job: Job, fingerprint: str, settings: dict,
                stems: dict[str, int], n: int, context: EmbedContext | None):
-    """The map ``job`` would make, read from the checkout's map ``folder`` (its status.json and
-    map files), or None when the checkout made it otherwise: from other data, with other
-    settings or seeds, injected, not at all, or by a method that reads this pipeline's files.
+    """The map ``job`` would make, read from the checkout's map ``folder`` of ``stage`` (its
+    status.json and map files, each checked against the sha256 recorded there:
+    :func:`~drfidelity.core.layout.read_map`), or None when the checkout made it otherwise:
+    from other data, with other settings or seeds, injected, not at all, or by a method that
+    reads this pipeline's files.
 
     ``stems`` are the job's file stems by index in its result (-1: one map), ``n`` its input's
     points, ``settings`` those the job runs with as its stage records them; the map is
@@ -49,20 +50,18 @@ def reused_map(folder: Path, job: Job, fingerprint: str, settings: dict,
     """
     if METHODS[job.method].local_only or injected_here(job, context):
         return None
-    status = folder / "status.json"
-    if not status.is_file():
+    if not (folder / "status.json").is_file():
         return None
-    record = json.loads(status.read_text())
-    entry = record.get("methods", {}).get(job.name, {})
-    if (record.get("data_fingerprint") != fingerprint or entry.get("status") != "ok"
+    record = read_status(folder, stage)
+    entry = record["methods"].get(job.name, {})
+    if (record["data_fingerprint"] != fingerprint or entry.get("status") != "ok"
             or job.seed not in entry.get("seeds", ()) or str(job.seed) in entry.get("injected", {})
             or entry.get("settings") != json.loads(json.dumps(settings))):
         return None
     maps = []
     for stem, _ in sorted(stems.items(), key=lambda item: item[1]):
-        path = folder / f"{stem}.npy"
-        Y = np.load(path, allow_pickle=False)
-        maps.append(check_map(str(path), Y, len(Y) if job.extend else n))
+        Y = read_map(folder, record, stem, job.name, job.seed, stage)
+        maps.append(check_map(str(folder / f"{stem}.npy"), Y, len(Y) if job.extend else n))
     return tuple(maps) if job.extend else maps[0]
 
 

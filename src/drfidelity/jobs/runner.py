@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from drfidelity.core import runtime
+from drfidelity.core.layout import dvc_stage
 from drfidelity.core.registry import METHODS
 from drfidelity.methods.base import EmbedContext, Outcome, run_job
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
@@ -275,8 +276,7 @@ def run_all(label: str, todo: list[Job], inputs: dict[str, Input], workers: int,
     maps.update(taken or {})
     took.update(dict.fromkeys(taken or {}, 0.0))
     points = {config: _points(source) for config, source in inputs.items()}
-    # "embed clusters/UMAP" is DVC's stage embed@clusters-UMAP
-    record_jobs(root, label.replace(" ", "@", 1).replace("/", "-"), [
+    record_jobs(root, dvc_stage(label), [
         (job.method, job.seed, job.config, points[job.config], seconds)
         for job, seconds in took.items()])
     return maps, skipped, injected

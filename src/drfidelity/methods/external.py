@@ -17,7 +17,6 @@ inject coordinates, call :func:`store` with the input they were computed on.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from pathlib import Path
@@ -25,7 +24,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from drfidelity.core.storage import atomic_write, fingerprint
+from drfidelity.core.storage import atomic_write, digest, fingerprint
 from drfidelity.core.validation import check_map, check_matrix
 
 from .base import EmbedContext
@@ -85,10 +84,10 @@ def load_cached(context: EmbedContext, method: str, mode: str, seed: int,
         raise ValueError(
             f"{path} was computed for other data: its input fingerprint ({origin}) is "
             f"{record['input_sha256']}, the data being embedded has {actual}")
-    data = path.read_bytes()
-    if hashlib.sha256(data).hexdigest() != record["sha256"]:
+    found = digest(path.read_bytes())
+    if found != record["sha256"]:
         raise ValueError(
-            f"{path}: file sha256 {hashlib.sha256(data).hexdigest()} differs from "
+            f"{path}: file sha256 {found} differs from "
             f"{record['sha256']} recorded in the {origin} (restore it with `dvc pull`)")
     return check_map(str(path), np.load(path, allow_pickle=False), X.shape[0])
 
@@ -134,7 +133,7 @@ def store(Y: np.ndarray, X: np.ndarray, context: EmbedContext, method: str, mode
     np.save(buffer, Y, allow_pickle=False)
     data = buffer.getvalue()
     record = {**provenance, "method": method, "mode": mode, "sha256":
-              hashlib.sha256(data).hexdigest(), "shape": list(Y.shape),
+              digest(data), "shape": list(Y.shape),
               "input_sha256": fingerprint(X, np.float64), "input_shape": list(X.shape)}
     atomic_write(_sidecar(path), (json.dumps(record, indent=2, sort_keys=True) + "\n").encode())
     atomic_write(path, data)

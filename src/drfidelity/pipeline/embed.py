@@ -8,9 +8,11 @@ in ``params.jobs`` worker processes, or on a Dask cluster when ``DRFIDELITY_SCHE
 on the worker or the order, so a parallel or distributed run is byte-identical to a serial one.
 A method that cannot run here (:class:`~drfidelity.methods.SkipMethod`, e.g. toorPIA without
 cache and key) is recorded in ``status.json`` with its reason and the stage succeeds; any other
-error fails the stage after the remaining jobs finished, naming the method and seed. A
-release's stage passes the checkout's map folder of the same stage (``--reuse``) and takes the
-maps of the same computation from it (:mod:`drfidelity.jobs.reuse`).
+error fails the stage after the remaining jobs finished, naming the method and seed.
+``status.json`` also records each map file's sha256, which every reader of the maps checks
+(:func:`~drfidelity.core.layout.read_map`). A release's stage passes the checkout's map folder
+of the same stage (``--reuse``) and takes the maps of the same computation from it
+(:mod:`drfidelity.jobs.reuse`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from drfidelity.core.files import dumps_json, write_array_dir
-from drfidelity.core.layout import data_dir, load_data, method_maps_dir
+from drfidelity.core.layout import data_dir, load_data, map_record, method_maps_dir
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
@@ -58,7 +60,8 @@ def run(params: Params, target: str, root: Path, jobs: int | None = None,
     todo = plan(params, name)
     taken = {} if reuse is None else taken_maps(
         f"embed {target}", todo, reuse,
-        lambda job: reused_map(reuse, job, fingerprint, used, {f"seed{job.seed}": -1}, n, context))
+        lambda job: reused_map(reuse, f"embed {target}", job, fingerprint, used,
+                               {f"seed{job.seed}": -1}, n, context))
     maps, skipped, injected = run_all(f"embed {target}", [j for j in todo if j not in taken],
                                       inputs, jobs or params.jobs, root, taken)
     if skipped:
@@ -67,6 +70,8 @@ def run(params: Params, target: str, root: Path, jobs: int | None = None,
         entry = {"status": "ok", "seeds": METHODS[name].seeds(params.seeds), "settings": used,
                  "injected": {str(job.seed): where for job, where in injected.items()}}
     arrays = {f"seed{job.seed}": maps[job] for job in sorted(maps, key=lambda job: job.seed)}
-    record = {"data_fingerprint": fingerprint, "methods": {name: entry}}
+    record = {"data_fingerprint": fingerprint, "methods": {name: entry},
+              "maps": {f"seed{job.seed}.npy": map_record(name, job.seed, maps[job])
+                       for job in maps}}
     write_array_dir(method_maps_dir(root, dataset, name), arrays,
                     {"status.json": dumps_json(record)})

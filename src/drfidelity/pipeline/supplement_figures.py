@@ -10,8 +10,8 @@ holds the drawn files and the numbers the report's captions quote (``files``, an
 figures whose drawing needs explaining, ``caption``), so the report stage needs no maps.
 
 Map folders follow ``embeddings/<study>/<method>[/<config>]/<label>/seed<s>[_fit|_add].npy``
-with a ``status.json`` in each ``<method>[/<config>]``; the representative map is a label's
-lowest seed.
+with a ``status.json`` in each ``<method>[/<config>]`` that records each map file's sha256,
+checked before a map is drawn; the representative map is a label's lowest seed.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from drfidelity.core.files import dumps_json, write_text
-from drfidelity.core.layout import (read_status, results_dir, study_map_folders,
-                                    supplement_figures_dir)
+from drfidelity.core.layout import (read_map, read_status, results_dir, study_map_folders,
+                                    study_map_stage, supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.core.storage import atomic_write
 from drfidelity.datasets.registry import DATASETS
@@ -62,27 +62,26 @@ def lowest_seed_maps(base: Path, key: str = "", suffixes: tuple[str, ...] = ("",
     ``None`` when no method's maps of it are there.
 
     ``maps[label]`` is one array, or a tuple of one per suffix (``("_fit", "_add")``); a
-    label the study skipped, or whose map file is absent, is in ``skipped`` with the reason.
+    label the study skipped is in ``skipped`` with the reason. A map that is not the file its
+    stage wrote is refused (:func:`~drfidelity.core.layout.read_map`).
     """
     folders = study_map_folders(base, key)
     if not folders:
         return None
     status = {}
-    for folder in folders.values():
-        status.update({label: (entry, folder) for label, entry
-                       in read_status(folder, "supplement_embed")["methods"].items()})
+    for method, folder in folders.items():
+        stage = study_map_stage(base, method)
+        record = read_status(folder, stage)
+        status.update({label: (entry, folder, record, stage)
+                       for label, entry in record["methods"].items()})
     maps, seeds, skipped = {}, {}, {}
-    for label, (entry, folder) in sorted(status.items()):
+    for label, (entry, folder, record, stage) in sorted(status.items()):
         if entry.get("status") != "ok" or not entry.get("seeds"):
             skipped[label] = entry.get("reason") or entry.get("status", "not run")
             continue
         seed = min(entry["seeds"])
-        files = [folder / label / f"seed{seed}{s}.npy" for s in suffixes]
-        missing = [f.name for f in files if not f.exists()]
-        if missing:
-            skipped[label] = f"map file {missing[0]} absent"
-            continue
-        loaded = tuple(np.load(f) for f in files)
+        loaded = tuple(read_map(folder, record, f"{label}/seed{seed}{s}", label, seed, stage)
+                       for s in suffixes)
         maps[label] = loaded if len(suffixes) > 1 else loaded[0]
         seeds[label] = seed
     return maps, seeds, skipped

@@ -5,7 +5,8 @@ A stage per (study, method) pair, so that an edit to one method's wrapper or set
 that method's maps alone. Its (input, seed) jobs run in the pool of
 :mod:`drfidelity.jobs.runner`, all inputs of the study at once, so two workers stay busy across
 the values of a sweep. Each input's ``status.json`` records per map label its seeds, settings,
-and whether it was injected or skipped (with the reason); a method the study does not run (not
+and whether it was injected or skipped (with the reason), and per map file its label, seed
+and sha256 (:func:`~drfidelity.core.layout.map_record`); a method the study does not run (not
 in its grid, say) leaves an empty one. A release's stage takes the maps of the same
 computation from the checkout's map folder of the same stage (``reuse``:
 :mod:`drfidelity.jobs.reuse`).
@@ -17,7 +18,7 @@ import json
 from pathlib import Path
 
 from drfidelity.core.files import dumps_json, write_array_dir
-from drfidelity.core.layout import study_data_dir, study_embeddings_dir
+from drfidelity.core.layout import map_record, study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
@@ -64,7 +65,7 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
         inputs[config.key] = Input({k: str(folder / f"{k}.npy") for k in keys}, context)
     todo = [job for config in configs for job in mine[config.key]]
     taken = {} if reuse is None else taken_maps(where, todo, reuse, lambda job: reused_map(
-        reuse / job.config, job, metas[job.config]["fingerprint"],
+        reuse / job.config, where, job, metas[job.config]["fingerprint"],
         _used(method, job, metas[job.config]), map_names(job), metas[job.config]["shape"][0],
         inputs[job.config].context))
     maps, skipped, injected = run_all(where, [job for job in todo if job not in taken], inputs,
@@ -73,6 +74,7 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
     arrays, texts = {}, {}
     for config in configs:
         status: dict[str, dict] = {}
+        records: dict[str, dict] = {}
         for job in mine[config.key]:
             entry = status.setdefault(job.name, {"status": "ok", "seeds": [], "injected": {}})
             if job in skipped:
@@ -85,8 +87,11 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
             if job in injected:
                 entry["injected"][str(job.seed)] = injected[job]
             for stem, index in map_names(job).items():
-                arrays[join(config.key, stem)] = maps[job] if index < 0 else maps[job][index]
-        record = {"data_fingerprint": metas[config.key]["fingerprint"], "methods": status}
+                Y = maps[job] if index < 0 else maps[job][index]
+                arrays[join(config.key, stem)] = Y
+                records[f"{stem}.npy"] = map_record(job.name, job.seed, Y)
+        record = {"data_fingerprint": metas[config.key]["fingerprint"], "methods": status,
+                  "maps": records}
         texts[join(config.key, "status.json")] = dumps_json(record)
     write_array_dir(study_embeddings_dir(root, name) / method, arrays, texts)
     print(f"[{where}] {len(maps)} maps, {len(skipped)} skipped, {len(configs)} input(s)",

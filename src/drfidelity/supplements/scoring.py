@@ -23,8 +23,8 @@ import pandas as pd
 
 from drfidelity.aggregation import aggregate_runs, bootstrap_median_ci
 from drfidelity.core.files import read_array_dir, write_csv
-from drfidelity.core.layout import (read_status, results_dir, study_data_dir,
-                                    study_embeddings_dir)
+from drfidelity.core.layout import (read_map, read_status, results_dir, study_data_dir,
+                                    study_embeddings_dir, study_map_stage)
 from drfidelity.core.params import Params
 from drfidelity.core.registry import METHODS
 from drfidelity.datasets.inputs import GROUND_TRUTH
@@ -83,14 +83,16 @@ def load_maps(jobs: tuple[Job, ...], base: Path, key: str, fingerprint: str
               ) -> tuple[list[tuple], dict[str, str]]:
     """The (job, map) pairs of input ``key`` in job order and the skip reason per label, read
     from each method's folder below the study's maps ``base``; refused when a folder was made
-    from other data or for other jobs."""
-    status, folders = {}, {}
+    from other data or for other jobs, or a map is not the file its stage wrote
+    (:func:`~drfidelity.core.layout.read_map`)."""
+    status, folders, records, stages = {}, {}, {}, {}
     for method in sorted({job.method for job in jobs}):
         folder = folders[method] = base / method / key
-        record = read_status(folder, f"supplement_embed {base.name}/{method}")
+        stages[method] = study_map_stage(base, method)
+        record = records[method] = read_status(folder, stages[method])
         if record["data_fingerprint"] != fingerprint:
-            raise ValueError(f"{folder} was computed on other data: run supplement_embed "
-                             f"{base.name}/{method} again")
+            raise ValueError(f"{folder} was computed on other data: run {stages[method]} "
+                             "again")
         status.update(record["methods"])
     status = dict(sorted(status.items()))
     wanted: dict[str, list[int]] = {}
@@ -104,8 +106,8 @@ def load_maps(jobs: tuple[Job, ...], base: Path, key: str, fingerprint: str
     runs = []
     for job in jobs:
         if status[job.name]["status"] == "ok":
-            loaded = [np.load(folders[job.method] / f"{stem}.npy", allow_pickle=False)
-                      for stem in map_names(job)]
+            loaded = [read_map(folders[job.method], records[job.method], stem, job.name,
+                               job.seed, stages[job.method]) for stem in map_names(job)]
             runs.append((job, loaded[0] if len(loaded) == 1 else tuple(loaded)))
     skipped = {label: e["reason"] for label, e in status.items()
                if label in wanted and e["status"] != "ok"}
