@@ -72,6 +72,7 @@ lock:                 ## re-resolve requirements/requirements.lock and installer
 	tools/lock.sh
 
 paper:                ## typeset paper/main.pdf (needs latexmk + TeX Live; dvc repro does not); fails on any LaTeX/BibTeX warning
+	python3 tools/compute_cost.py
 	cd paper && SOURCE_DATE_EPOCH=0 FORCE_SOURCE_DATE=1 latexmk -pdf -interaction=nonstopmode -halt-on-error main.tex
 	python3 tools/paper_check.py paper/main.log paper/main.blg
 

@@ -47,8 +47,9 @@ def test_outputs_have_the_documented_shape(small_run):
         assert f"dvc pull external_embeddings/{dataset}/toorpia/embedding.dvc" in reason
     report = (small_run / "REPORT.md").read_text()
     assert "## Non-uniform density" in report and "## Off-subspace outliers" in report
+    # one per dataset, the add-plot test's and the hyper-parameter study's
     assert sorted(p.name for p in (small_run / "paper" / "tables").iterdir()) == [
-        "addplot.tex", "density.tex", "outliers.tex"]   # one per dataset, the add-plot test's
+        "addplot.tex", "density.tex", "hyperparams.tex", "outliers.tex"]
 
 
 @pytest.mark.slow  # in the default suite, the shared run's stages run in the test process

@@ -65,7 +65,7 @@ def test_paper_check_passes_a_clean_build_and_says_when_the_build_is_missing(tmp
 
 def test_every_figure_and_table_is_cited_and_every_figure_file_used():
     tex = sources()
-    # \label{fig:x}, and the label arguments of \figurepair: every {fig:x} not after \ref
+    # \label{fig:x}, and the label arguments of \figureof: every {fig:x} not after \ref
     labels = set(re.findall(r"(?<!\\ref)\{((?:fig|tab):[\w-]+)\}", tex))
     cited = set(re.findall(r"\\ref\{([^}]+)\}", tex))
     assert len(labels) >= 20
@@ -99,3 +99,7 @@ def test_committed_paper_builds_without_any_warning(tmp_path):
     result = subprocess.run([sys.executable, str(CHECK), str(paper / "main.log"),
                              str(paper / "main.blg")], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout
+    # no bitmap (Type 3) font: TS1 symbols without cm-super come out as Metafont bitmaps
+    fonts = subprocess.run([require_tool("pdffonts"), str(paper / "main.pdf")],
+                           capture_output=True, text=True, check=True).stdout
+    assert "Type 3" not in fonts, fonts

@@ -93,11 +93,22 @@ def to_markdown(blocks: Sequence[Block]) -> str:
     return "\n".join(out)
 
 
+#: abbreviations whose full stop ends no sentence (the captions cite "Lueks et al. 2011")
+ABBREVIATIONS = ("et al", "e.g", "i.e", "cf", "vs")
+#: a full stop and a space that end a sentence: not one of an abbreviation
+SENTENCE_END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in ABBREVIATIONS) + r"\. ")
+
+
+def first_sentence(text: str) -> str:
+    """``text`` up to its first sentence end (all of it when there is none)."""
+    return SENTENCE_END.split(text, maxsplit=1)[0]
+
+
 def _plain(text: str) -> str:
     """Caption text without markup, for the image's alt text (first sentence)."""
     text = re.sub(r"[*`]", "", text)
     text = re.sub(r"\[([^\]]+)\]\([^)]+\)", r"\1", text)
-    return text.split(". ")[0].replace("[", "(").replace("]", ")")
+    return first_sentence(text).replace("[", "(").replace("]", ")")
 
 
 # ---------------------------------------------------------------- HTML
@@ -131,7 +142,7 @@ td:first-child,th:first-child{text-align:left}
 th{background:#f3f3f3}
 td.best{background:#d8f0d8;font-weight:bold}
 td.worst{background:#fbe3e3;font-style:italic}
-td.crit{background:#b3261e;color:#fff;font-weight:bold}
+td.crit{background:#b3261e;color:#fff}
 td.reference{color:#666}
 blockquote{background:#f6f8fa;border-left:4px solid #bbb;margin:1em 0;padding:0.5em 1em}
 figure{margin:1.5em 0}

@@ -46,7 +46,7 @@ POINTWISE_VMAX = 1.0
 POINTWISE_GAMMA = 0.5
 #: bottom of the rank-error quality's log colour scale (smaller values share its colour)
 RANK_QUALITY_FLOOR = 0.01
-#: the level drawn as a contour on every rank-error quality panel
+#: the level whose boundary is drawn on every rank-error quality panel
 RANK_QUALITY_LEVEL = 0.5
 #: tick labels as plain numbers (1, 10, 100; 0.03) on log axes
 PLAIN_NUMBER = FuncFormatter(lambda value, _: f"{value:g}")
@@ -165,8 +165,23 @@ class Analysis:
         return float(np.mean(self.kth_distance <= self.near_radius))
 
     @property
+    def near_pairs(self) -> int:
+        """Pairs inside the near band."""
+        return int(np.count_nonzero(self.d_ambient <= self.near_radius))
+
+    @property
+    def far_pairs(self) -> int:
+        """Pairs outside the near band: those that out-vote it in a full-pair ρ."""
+        return int(self.d_ambient.size) - self.near_pairs
+
+    @property
     def near_share(self) -> float:
-        return float(np.count_nonzero(self.d_ambient <= self.near_radius) / self.d_ambient.size)
+        return self.near_pairs / self.d_ambient.size
+
+    @property
+    def outvote_ratio(self) -> float | None:
+        """Far pairs per near pair: the one number the bars, the title and the caption show."""
+        return self.far_pairs / self.near_pairs if self.near_pairs else None
 
 
 def analyse(view: DatasetView) -> Analysis:
@@ -362,10 +377,11 @@ def distance_distribution(view: DatasetView, analysis: Analysis) -> object:
     cumulative.set_ylim(0, 100)
     cumulative.spines["right"].set_visible(True)
     left.legend(loc="lower left", bbox_to_anchor=(0, 1.01), ncols=2, fontsize=7, frameon=False)
-    near = int(np.count_nonzero(d <= analysis.near_radius))
-    right.bar(["all pairs", "near band"], [d.size, near], color=["#888888", "tab:green"])
+    right.bar(["far pairs", "near band"], [analysis.far_pairs, analysis.near_pairs],
+              color=["#888888", "tab:green"])
     right.set_ylabel("pairs")
-    right.set_title(f"far pairs out-vote near\npairs {(d.size - near) / near:.1f} : 1")
+    if analysis.outvote_ratio is not None:
+        right.set_title(f"far pairs out-vote near\npairs {analysis.outvote_ratio:.1f} : 1")
     return fig
 
 
@@ -504,9 +520,45 @@ def rnx_curves(view: DatasetView, analysis: Analysis) -> object:
     return fig
 
 
+def level_steps(quality: np.ndarray, level: float = RANK_QUALITY_LEVEL) -> np.ndarray:
+    """Per κ_s column, the row boundary (row index − ½) below the first tolerance whose Q′
+    reaches ``level``; NaN where none does. Q′ grows with the tolerance, so the region
+    Q′ ≥ level is these columns' tops: one outline, where a contour of the coarse, unevenly
+    spaced rows broke into interpolated stubs."""
+    reached = quality >= level
+    return np.where(reached.any(axis=0), reached.argmax(axis=0) - 0.5, np.nan)
+
+
+def level_outline(kappa_s: np.ndarray, quality: np.ndarray,
+                  level: float = RANK_QUALITY_LEVEL) -> tuple[list[float], list[float]]:
+    """x, y (pieces apart by NaN) of the outline of the region Q′ ≥ ``level`` on the grid
+    ``pcolormesh(..., shading="nearest")`` draws: each column's lower cell edge across its
+    whole width, and the sides where the boundary rises or falls (up to the top where a
+    column has no such cell), so a region of a single cell shows as a corner, not a stub."""
+    mid = (kappa_s[:-1] + kappa_s[1:]) / 2
+    edges = np.concatenate([[2 * kappa_s[0] - mid[0]], mid, [2 * kappa_s[-1] - mid[-1]]]) \
+        if len(kappa_s) > 1 else np.array([kappa_s[0] / 2, kappa_s[0] * 2])
+    steps = level_steps(quality, level)
+    top = quality.shape[0] - 0.5
+    xs: list[float] = []
+    ys: list[float] = []
+    for j, y in enumerate(steps):
+        if not np.isnan(y):
+            xs += [edges[j], edges[j + 1], np.nan]
+            ys += [y, y, np.nan]
+    for j, (a, b) in enumerate(zip(steps[:-1], steps[1:])):
+        if not (np.isnan(a) and np.isnan(b)):
+            a, b = (top if np.isnan(v) else v for v in (a, b))
+            if a != b:
+                xs += [edges[j + 1], edges[j + 1], np.nan]
+                ys += [a, b, np.nan]
+    return xs, ys
+
+
 def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
     """Q'(kappa_s, kappa_t) per method on a log colour scale: region of interest across (log
-    axis), tolerated rank error up; the white contour marks Q' = 0.5."""
+    axis), tolerated rank error up; the white outline bounds Q' >= 0.5. The colour bar sits at
+    the right, so the shared axis label stays right under the panels."""
     fig, axes = panel_grid(len(view.maps), extra_height=0.9)
     kt = [t for t in KAPPA_T_GRID if t <= view.X.shape[0] - 2]
     rows = np.arange(len(kt))
@@ -516,9 +568,7 @@ def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
         quality = analysis.rank_quality[method]
         image = ax.pcolormesh(analysis.kappa_s, rows, quality, cmap="viridis", norm=norm,
                               shading="nearest")
-        if quality.min() < RANK_QUALITY_LEVEL < quality.max():
-            ax.contour(analysis.kappa_s, rows, quality, levels=[RANK_QUALITY_LEVEL],
-                       colors="white", linewidths=1.0)
+        ax.plot(*level_outline(analysis.kappa_s, quality), color="white", linewidth=1.0)
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(PLAIN_NUMBER)
         ax.set_yticks(rows, [str(t) for t in kt])
@@ -528,13 +578,13 @@ def rank_error_quality(view: DatasetView, analysis: Analysis) -> object:
     if image is not None:
         fig.supxlabel("region of interest κ_s (neighbour rank, log scale); rows: tolerances "
                       "0, 1, 2, 5, … (not to scale)", fontsize=8)
-        bar = fig.colorbar(image, ax=list(axes), location="bottom", shrink=0.5, aspect=40,
+        bar = fig.colorbar(image, ax=list(axes), location="right", shrink=0.8, aspect=40,
                            extend="min",
-                           label="Q′(κ_s, κ_t): share of region pairs within tolerance "
-                                 f"(log scale; white line = {RANK_QUALITY_LEVEL})")
-        bar.ax.axvline(RANK_QUALITY_LEVEL, color="white", lw=1.0)
+                           label="Q′(κ_s, κ_t): share of region pairs within tolerance\n"
+                                 f"(log scale; white outline: Q′ ≥ {RANK_QUALITY_LEVEL} inside)")
+        bar.ax.axhline(RANK_QUALITY_LEVEL, color="white", lw=1.0)
         bar.set_ticks([0.01, 0.03, 0.1, 0.3, 1.0])
-        bar.ax.xaxis.set_major_formatter(PLAIN_NUMBER)
+        bar.ax.yaxis.set_major_formatter(PLAIN_NUMBER)
         bar.ax.minorticks_off()
     return fig
 
@@ -570,15 +620,14 @@ def local_quality(view: DatasetView, analysis: Analysis) -> object:
 def facts(view: DatasetView, analysis: Analysis) -> dict:
     """The numbers the captions quote, so that no caption types one."""
     d = analysis.d_ambient
-    near = int(np.count_nonzero(d <= analysis.near_radius))
     best_auc = max(analysis.auc, key=analysis.auc.get) if analysis.auc else None
     return {
         "n_pairs": int(d.size),
         "near_radius": analysis.near_radius,
         "near_fallback": analysis.near_fallback,
-        "near_pairs": near,
-        "near_pct": 100.0 * near / d.size,
-        "outvote_ratio": (d.size - near) / near if near else None,
+        "near_pairs": analysis.near_pairs,
+        "near_pct": 100.0 * analysis.near_pairs / d.size,
+        "outvote_ratio": analysis.outvote_ratio,
         "mean_distance": float(d.mean()),
         "seeds": dict(view.seeds),
         "auc_log_rnx": dict(analysis.auc),
@@ -671,9 +720,10 @@ def _caption_rank_quality(dataset: str, facts: dict) -> str:
     return ("**Rank-error quality Q′(κ_s, κ_t)** (Lueks et al. 2011): the share of pairs within "
             "κ_s neighbours (in the data or the map) whose rank error is at most κ_t; κ_s on a "
             "log axis, the tolerances 0, 1, 2, 5, 10, … one row each; colour on a log scale "
-            f"from {RANK_QUALITY_FLOOR:g} to 1, the white line at Q′ = {RANK_QUALITY_LEVEL:g}. "
-            "Read: the lower the white line, the smaller the rank error that already keeps half "
-            "the neighbourhoods; a line that rises at small κ_s means local order is lost.")
+            f"from {RANK_QUALITY_FLOOR:g} to 1; the white outline closes the cells with "
+            f"Q′ ≥ {RANK_QUALITY_LEVEL:g}, above it. Read: the lower the outline, the smaller the "
+            "rank error that already keeps half the neighbourhoods; an outline that rises at "
+            "small κ_s means local order is lost.")
 
 
 def _caption_local(dataset: str, facts: dict) -> str:

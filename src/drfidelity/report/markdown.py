@@ -6,7 +6,9 @@ from typing import Sequence
 
 from drfidelity.report.tables import RankingTable
 
-MARKDOWN_MARKS = {"best": "**{}**", "worst": "*{}*", "crit": "⚠ **{}**"}
+#: bold means best and nothing else: an outright failure is marked by ⚠ alone (it was bold
+#: too, so a bold cell could be either)
+MARKDOWN_MARKS = {"best": "**{}**", "worst": "*{}*", "crit": "⚠ {}"}
 
 
 def markdown_table(table: RankingTable) -> str:

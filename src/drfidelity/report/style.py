@@ -65,19 +65,23 @@ def figure(width: float, height: float):
 
 
 #: where a label may sit around its point (offset in points, tried in this order): beside it
-#: first, then above and below, then farther out; the first place that overlaps neither a
-#: label already placed nor an obstacle wins, so the layout is deterministic.
-LABEL_OFFSETS = tuple((r * dx, r * dy) for r in (4, 10, 18, 28)
+#: first, then above and below, then farther out; the first place that stays inside the panel
+#: and overlaps neither a label already placed nor an obstacle wins, so the layout is
+#: deterministic.
+LABEL_OFFSETS = tuple((r * dx, r * dy) for r in (4, 10, 18, 28, 40)
                       for dx, dy in ((1, 0.6), (1, -1), (-1, 0.6), (-1, -1), (0, 1.4),
                                      (0, -2)))
+#: the thin line that ties a label to its point, visible once the label had to move away
+LEADER = {"arrowstyle": "-", "lw": 0.4, "shrinkA": 0}
 
 
 def place_labels(ax, points, texts, colours, *, marker_size: float = 6.0, others=(),
                  segments=(), **text_kw) -> None:
-    """Annotate ``points`` (data coordinates) with ``texts`` so that no two labels overlap
-    and no label covers a marker (``points`` and ``others``, ``marker_size`` points wide) or
-    a segment (pairs of data points, e.g. error bars): a simple deterministic label repel.
-    A label that fits nowhere takes the first place.
+    """Annotate ``points`` (data coordinates) with ``texts`` so that every label stays inside
+    the panel, no two labels overlap and no label covers a marker (``points`` and ``others``,
+    ``marker_size`` points wide) or a segment (pairs of data points, e.g. error bars): a simple
+    deterministic label repel. A label that fits nowhere takes the place inside the panel with
+    the fewest overlaps; a leader line ties each label to its point.
 
     The figure is drawn once first, so positions are read off the final layout.
     """
@@ -88,6 +92,7 @@ def place_labels(ax, points, texts, colours, *, marker_size: float = 6.0, others
     renderer = fig.canvas.get_renderer()
     to_pixels = fig.dpi / 72
     half = marker_size * to_pixels / 2
+    panel = ax.get_window_extent(renderer)
     markers = [*points, *others]
     taken = [Bbox.from_extents(x - half, y - half, x + half, y + half)
              for x, y in (ax.transData.transform(markers) if len(markers) else [])]
@@ -97,15 +102,37 @@ def place_labels(ax, points, texts, colours, *, marker_size: float = 6.0, others
                                        max(y0, y1) + 1))
     for point, text, colour in zip(points, texts, colours):
         label = ax.annotate(text, point, xytext=LABEL_OFFSETS[0], textcoords="offset points",
-                            color=colour, **text_kw)
-        for dx, dy in (*LABEL_OFFSETS, LABEL_OFFSETS[0]):
-            label.set_position((dx, dy))
-            label.set_horizontalalignment("left" if dx > 0 else "right" if dx < 0 else "center")
-            label.set_verticalalignment("bottom" if dy > 0 else "top")
-            box = label.get_window_extent(renderer).padded(to_pixels)
-            if not any(box.overlaps(other) for other in taken):
-                break
-        taken.append(label.get_window_extent(renderer))
+                            color=colour, arrowprops={**LEADER, "color": colour,
+                                                      "shrinkB": marker_size / 2},
+                            **text_kw)
+
+        def cost(offset):
+            """(outside the panel, overlaps) of the label at ``offset``: lower is better."""
+            _aim(label, offset)
+            box = _text_box(label, renderer).padded(to_pixels)
+            inside = (panel.x0 <= box.x0 and box.x1 <= panel.x1 and panel.y0 <= box.y0
+                      and box.y1 <= panel.y1)
+            return not inside, sum(box.overlaps(other) for other in taken)
+
+        _aim(label, min(LABEL_OFFSETS, key=cost))  # min keeps the first of equal costs
+        taken.append(_text_box(label, renderer))
+
+
+def _text_box(label, renderer):
+    """The window extent of an annotation's text alone (its own includes the leader line,
+    which always touches the label's own marker)."""
+    from matplotlib.text import Text
+
+    label.update_positions(renderer)
+    return Text.get_window_extent(label, renderer)
+
+
+def _aim(label, offset) -> None:
+    """Move ``label`` to ``offset`` (points), aligned so that it grows away from its point."""
+    dx, dy = offset
+    label.set_position(offset)
+    label.set_horizontalalignment("left" if dx > 0 else "right" if dx < 0 else "center")
+    label.set_verticalalignment("bottom" if dy > 0 else "top")
 
 
 def png_bytes(fig) -> bytes:

@@ -8,8 +8,11 @@ not have (``new``, e.g. DREAMS in the sweeps) are drawn dashed.
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.lines import Line2D
 
@@ -32,6 +35,11 @@ EMBEDDING_SUFFIX = "-embedding"
 #: legend names of toorPIA's two noise-dims arms (its two service endpoints).
 TOORPIA_ARMS = {"toorPIA": "toorPIA (basemap_csvform)",
                 "toorPIA-embedding": "toorPIA (basemap_embedding)"}
+#: characters per line of a text inside a panel at 7 pt: a gallery panel (a quarter of the
+#: width), a cell of the maps-across-D grid (a tenth). matplotlib's own ``wrap`` fills the
+#: figure's width, so the text overflowed its panel and squeezed the drawn ones.
+PANEL_WRAP = 24
+CELL_WRAP = 10
 
 
 def label_color(label: str) -> str:
@@ -40,12 +48,16 @@ def label_color(label: str) -> str:
 
 
 def skipped_panel(ax, method: str, reason: str) -> None:
-    """An empty panel that names the method and why it has no map."""
-    ax.text(0.5, 0.5, f"not run:\n{reason}", ha="center", va="center", wrap=True,
-            fontsize=7, transform=ax.transAxes)
+    """A panel without a map, framed dashed in the method's colour (so it reads as a panel,
+    not as a broken one), that names the method and why, wrapped inside it."""
+    ax.text(0.5, 0.5, "not run:\n" + textwrap.fill(reason, PANEL_WRAP), ha="center",
+            va="center", fontsize=7, color="#555555", transform=ax.transAxes)
     ax.set_xticks([])
     ax.set_yticks([])
     method_title(ax, method)
+    for spine in ax.spines.values():
+        spine.set_visible(True)
+        spine.set_linestyle("--")
 
 
 def _gallery(maps: dict, skipped: dict[str, str], draw) -> object:
@@ -66,8 +78,9 @@ def _gallery(maps: dict, skipped: dict[str, str], draw) -> object:
 def addplot_gallery(labels_fit: np.ndarray, anchor: np.ndarray,
                     maps: dict[str, tuple[np.ndarray, np.ndarray]], seeds: dict[str, int],
                     skipped: dict[str, str]) -> object:
-    """Fit bulk faint by cluster, added controls dark, added anomalies as triangles coloured
-    by their source cluster.
+    """Fit bulk faint by cluster, added controls as small dark dots, added anomalies as open
+    triangles edged in their source cluster's colour: the added rows land on the bulk, so
+    they are drawn small or open and the bulk stays visible beneath them.
 
     Parameters
     ----------
@@ -83,11 +96,13 @@ def addplot_gallery(labels_fit: np.ndarray, anchor: np.ndarray,
 
     def draw(ax, method, pair):
         fit, added = pair
-        ax.scatter(*fit.T, c=labels_fit % 10, cmap="tab10", norm=norm, s=2, alpha=0.3,
+        ax.scatter(*fit.T, c=labels_fit % 10, cmap="tab10", norm=norm, s=5, alpha=0.5,
                    linewidths=0)
-        ax.scatter(*added[n_anom:].T, c="#222222", s=5, linewidths=0, label="added controls")
-        ax.scatter(*added[:n_anom].T, c=anchor % 10, cmap="tab10", norm=norm, marker="^", s=30,
-                   edgecolors="black", linewidths=0.6, zorder=3, label="added anomalies")
+        ax.scatter(*added[n_anom:].T, c="#222222", s=2, alpha=0.8, linewidths=0, zorder=2,
+                   label="added controls")
+        ax.scatter(*added[:n_anom].T, marker="^", s=34, facecolors="none",
+                   edgecolors=colormaps["tab10"](anchor % 10), linewidths=1.0, zorder=3,
+                   label="added anomalies")
         method_title(ax, method, f"seed {seeds[method]}")
 
     return _gallery(maps, skipped, draw)
@@ -162,13 +177,21 @@ def dims_grid(labels: dict[int, np.ndarray], maps: dict[str, dict[int, np.ndarra
                            linewidths=0)
                 ax.set_aspect("equal", adjustable="datalim")
             else:
-                ax.text(0.5, 0.5, skipped.get(label, "no map"), ha="center", va="center",
-                        fontsize=7, wrap=True, transform=ax.transAxes)
+                ax.text(0.5, 0.5, textwrap.fill(skipped.get(label, "no map"), CELL_WRAP),
+                        ha="center", va="center", fontsize=7, transform=ax.transAxes)
             if i == 0:
                 ax.set_title(f"D = {dim}")
             if j == 0:
-                ax.set_ylabel(label, color=label_color(label), fontsize=7)
+                ax.set_ylabel(row_label(label), color=label_color(label), fontsize=7,
+                              rotation=0, ha="right", va="center")
     return fig
+
+
+def row_label(label: str) -> str:
+    """A row's name, written across: an arm's suffix on a line of its own (``toorPIA`` /
+    ``-embedding``), since a name written up the row was longer than the row and was cut."""
+    base = label.removesuffix(EMBEDDING_SUFFIX)
+    return base + ("\n" + EMBEDDING_SUFFIX if base != label else "")
 
 
 # ------------------------------------------------------------------------- geometry
@@ -413,8 +436,10 @@ def bridge_gap_bars(gaps: pd.DataFrame) -> object:
     ax.axhline(TORN_RATIO, color="black", ls="--", lw=0.8, label="torn above")
     ax.set_xticks(np.arange(len(bridges)) + width * (len(methods) - 1) / 2,
                   [f"bridge {b}" for b in bridges])
-    ax.set_ylabel("gap ÷ centroid distance (median over seeds)")
-    ax.legend(ncol=5, fontsize=7)
+    ax.set_ylabel("gap ÷ centroid distance\n(median over seeds)")
+    # below the axes: inside them the legend covered the tallest bars
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=5)
     return fig
 
 

@@ -116,3 +116,45 @@ def test_only_matplotlibs_own_fonts_are_used():
     assert font_manager.fontManager.ttflist
     assert {Path(f.fname).parent for f in font_manager.fontManager.ttflist} == {bundled}
     assert Path(font_manager.findfont("DejaVu Sans")).parent == bundled
+
+
+def test_the_out_vote_title_quotes_the_ratio_of_the_bars_it_stands_over():
+    """Issue 38: the title said 6.0 : 1 over bars of all pairs and near pairs (7.0 : 1)."""
+    view = small_view()
+    analysis = figures.analyse(view)
+    right = figures.distance_distribution(view, analysis).axes[1]
+    far, near = (bar.get_height() for bar in right.patches)
+    assert far / near == pytest.approx(analysis.outvote_ratio)
+    assert f"{far / near:.1f} : 1" in right.get_title()
+    assert figures.facts(view, analysis)["outvote_ratio"] == analysis.outvote_ratio
+    assert far + near == analysis.d_ambient.size
+
+
+def test_the_rank_quality_level_is_one_outline_per_panel():
+    """Q' grows with the tolerance, so the level's boundary is one row per column: no stubs."""
+    quality = np.array([[0.1, 0.2, 0.1], [0.6, 0.4, 0.2], [0.9, 0.7, 0.3]])
+    np.testing.assert_array_equal(figures.level_steps(quality, 0.5), [0.5, 1.5, np.nan])
+    # a region of one cell, top right: its lower edge and its left side, not a stub
+    x, y = figures.level_outline(np.array([1, 2]), np.array([[0.1, 0.1], [0.1, 0.6]]), 0.5)
+    np.testing.assert_array_equal(x, [1.5, 2.5, np.nan, 1.5, 1.5, np.nan])
+    np.testing.assert_array_equal(y, [0.5, 0.5, np.nan, 1.5, 0.5, np.nan])
+
+
+def test_labels_stay_inside_their_panel_and_apart():
+    """Points on a panel's edges: every label inside the panel, none on top of another."""
+    from matplotlib.text import Text
+
+    fig = style.figure(2.0, 2.0)
+    ax = fig.subplots()
+    points = [(0, 0), (0, 1), (1, 0), (1, 1), (0.02, 0.98), (0.98, 0.02)]
+    ax.scatter(*zip(*points))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    style.place_labels(ax, points, [f"label{i}" for i in range(6)], ["black"] * 6, fontsize=7)
+    renderer = fig.canvas.get_renderer()
+    panel = ax.get_window_extent(renderer)
+    boxes = [Text.get_window_extent(t, renderer) for t in ax.texts]
+    assert len(boxes) == 6
+    for box in boxes:
+        assert panel.x0 <= box.x0 and box.x1 <= panel.x1 and panel.y0 <= box.y0 <= box.y1 <= panel.y1
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])

@@ -7,8 +7,9 @@ import base64
 import pytest
 
 from drfidelity.report import standalone
-from drfidelity.report.document import (Figure, Heading, Para, Table, html_table, inline_html,
-                                        slug, to_html, to_markdown)
+from drfidelity.report.document import (CSS, Figure, Heading, Para, Table, html_table,
+                                        inline_html, slug, to_html, to_markdown)
+from drfidelity.report.markdown import MARKDOWN_MARKS
 from drfidelity.report.tables import Cell, Column, RankingTable
 
 
@@ -42,7 +43,7 @@ def test_markdown_and_html_say_the_same_things():
               Figure("figures/a.png", "**Gallery.** Read it."), Table(small_table())]
     md = to_markdown(blocks)
     assert "## Non-uniform density" in md and "![Gallery](figures/a.png)" in md
-    assert "| PCA | **8** | ⚠ **-0.031** | *0.100* |" in md
+    assert "| PCA | **8** | ⚠ -0.031 | *0.100* |" in md
     page = to_html(blocks, title="t")
     assert f'<h2 id="{slug("Non-uniform density")}">' in page
     assert '<img src="figures/a.png" alt="Gallery">' in page
@@ -75,3 +76,22 @@ def test_print_css_keeps_figures_with_captions_and_rows_whole():
     for rule in ("figure,blockquote,pre,li{break-inside:avoid", "figcaption{break-before:avoid",
                  "tr,th,td{break-inside:avoid", "h1,h2,h3{break-after:avoid"):
         assert rule in media
+
+
+def test_the_best_mark_and_the_failure_mark_differ():
+    """Issue 38: bold marked both the best value and a ⚠ failure in REPORT.md."""
+    best, crit = MARKDOWN_MARKS["best"].format("x"), MARKDOWN_MARKS["crit"].format("x")
+    assert best != crit and "**" not in crit and "⚠" in crit
+    rules = dict(rule.rstrip("}").split("{", 1) for rule in CSS.split("\n")
+                 if rule.startswith("td."))
+    assert "bold" in rules["td.best"] and "bold" not in rules["td.crit"]
+
+
+def test_alt_text_keeps_et_al_in_its_first_sentence():
+    """Issue 38: the alt text stopped at "Lueks et al."."""
+    caption = ("**Rank-error quality** (Lueks et al. 2011), e.g. at κ_t = 0 vs. 1: the share. "
+               "Read: the lower, the better.")
+    page = to_html([Figure("f.png", caption)], title="t")
+    assert 'alt="Rank-error quality (Lueks et al. 2011), e.g. at κ_t = 0 vs. 1: the share"' in page
+    assert "![Rank-error quality (Lueks et al. 2011), e.g. at κ_t = 0 vs. 1: the share](f.png)" \
+        in to_markdown([Figure("f.png", caption)])
