@@ -32,6 +32,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_until_listening(address: str, timeout: float) -> None:
+    """Return once something accepts connections at ``address`` (tcp://HOST:PORT)."""
+    host, port = address.removeprefix("tcp://").rsplit(":", 1)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection((host, int(port)), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 @contextmanager
 def cluster(worker_command, worker_env, n_workers: int = 2):
     """A scheduler on 127.0.0.1 and ``n_workers`` worker processes started by
@@ -43,6 +57,9 @@ def cluster(worker_command, worker_env, n_workers: int = 2):
     scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
                                   "--host", "127.0.0.1", "--port", address.rsplit(":", 1)[1],
                                   "--no-dashboard"], env=env(), **quiet)
+    # as docs/dask.md says, workers are started once the scheduler listens: `drfidelity worker`
+    # refuses an address nothing answers on at once, without Dask's retries
+    wait_until_listening(address, timeout=60)
     workers = subprocess.Popen(worker_command(address), env=worker_env, start_new_session=True,
                                **quiet)
     try:
