@@ -17,6 +17,8 @@ import yaml
 from pipeline_helpers import PIPELINE_FILES, REPO, copy_from_checkout, import_pointers, run
 
 EMBEDDING = {"embed", "supplement_embed"}
+#: the datasets the committed params.yaml runs (the figures stage's matrix)
+DATASETS_RUN = yaml.safe_load((REPO / "params.yaml").read_text())["datasets"]
 
 
 @pytest.fixture
@@ -28,6 +30,38 @@ def pipeline(tmp_path) -> Path:
     run(["git", "init", "-q"], root)
     run(["dvc", "init", "-q"], root)
     return root
+
+
+def record_code_as_it_is(root: Path) -> None:
+    """Write into ``root``'s dvc.lock the hashes of every stage's code deps (``src/``,
+    ``method_code/``) as they are in the copy, as a rebuild would: the stages' data and params
+    entries stay the committed ones. An edit is then measured against this checkout's code
+    even while the committed lock lags behind it (what it shows is the shape of the deps;
+    that the lock is current is test_the_copy_starts_up_to_date's business)."""
+    from dvc.repo import Repo
+
+    path = root / "dvc.lock"
+    lock = yaml.safe_load(path.read_text())
+    with Repo(str(root)) as repo:
+        for stage in repo.index.stages:
+            entry = lock["stages"].get(stage.name)
+            if entry is None:
+                continue
+            kept = {dep["path"]: dep for dep in entry.get("deps", [])}
+            deps = []
+            for dep in stage.deps:
+                if not dep.def_path.startswith(("src/", "method_code/")):
+                    if dep.def_path in kept:
+                        deps.append(kept[dep.def_path])
+                    continue
+                dep.save()
+                record = {"path": dep.def_path, "hash": "md5", "md5": dep.hash_info.value,
+                          "size": dep.meta.size}
+                if dep.meta.isdir:
+                    record["nfiles"] = dep.meta.nfiles
+                deps.append(record)
+            entry["deps"] = deps
+    path.write_text(yaml.safe_dump(lock, sort_keys=False))
 
 
 def stale(root: Path) -> dict[str, set[str]]:
@@ -91,6 +125,29 @@ def test_editing_the_report_text_reruns_only_the_report(pipeline):
     with (pipeline / "src/drfidelity/report/content.py").open("a") as source:
         source.write("# a comment\n")
     assert set(stale(pipeline)) == {"report"}
+
+
+def test_editing_a_caption_reruns_only_the_report(pipeline):
+    """The captions are the writing wing's (report/captions.py), written from each figure
+    stage's facts.json: no figure stage reads them, so a caption edit redraws nothing."""
+    record_code_as_it_is(pipeline)
+    assert stale(pipeline) == {}
+    with (pipeline / "src/drfidelity/report/captions.py").open("a") as source:
+        source.write("# a comment\n")
+    assert set(stale(pipeline)) == {"report"}
+
+
+def test_editing_a_painter_leaves_the_report_up_to_date(pipeline):
+    """The other direction: the drawing wing's painters are the figure stages' alone; the
+    report reads only the settings its captions quote (figures/settings.py)."""
+    record_code_as_it_is(pipeline)
+    with (pipeline / "src/drfidelity/figures/dataset.py").open("a") as source:
+        source.write("# a comment\n")
+    assert set(stale(pipeline)) == {f"figures@{name}" for name in DATASETS_RUN}
+    record_code_as_it_is(pipeline)
+    with (pipeline / "src/drfidelity/figures/studies.py").open("a") as source:
+        source.write("# a comment\n")
+    assert set(stale(pipeline)) == {"supplement_figures"}
 
 
 def test_a_new_snr_leaves_the_noise_free_studies_up_to_date(pipeline):

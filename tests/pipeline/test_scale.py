@@ -19,8 +19,9 @@ from drfidelity.pipeline import run_stage
 from drfidelity import scale
 from drfidelity.scale import study as scaling
 from drfidelity.core.params import load_params
-from drfidelity.report import style
-from drfidelity.report.scale import exponent_table, scale_figure, scale_section
+from drfidelity.figures import style
+from drfidelity.figures.scale import scale_figure
+from drfidelity.report.scale import exponent_table, scale_section
 from pipeline_helpers import REPO, env
 from test_cluster import cluster
 

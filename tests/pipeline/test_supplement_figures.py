@@ -18,8 +18,8 @@ from drfidelity.datasets.random_walk import make_random_walk
 from drfidelity.pipeline import supplement_figures as stage
 from drfidelity.core.layout import map_record
 from drfidelity.core.params import load_params
-from drfidelity.report import style
-from drfidelity.report import supplement_figures as draw
+from drfidelity.figures import style
+from drfidelity.figures import studies as draw
 from drfidelity.studies.sweep_outlier_factor import SWEEP
 
 from pipeline_helpers import REPO, cut_in_half, swap_files

@@ -4,7 +4,7 @@ Each dataset module defines its :class:`DatasetSpec` beside its generator and
 :mod:`.registry` collects them, so no stage or report module tests a dataset's name: adding
 a dataset is its module, its line in the registry and its ``params.yaml`` entry. A field that
 selects a drawing or a readout holds a kind that the module using it interprets
-(``drfidelity.report.figures.GALLERIES``, ``drfidelity.pipeline.score.READOUTS``), so this
+(``drfidelity.figures.panels.GALLERIES``, ``drfidelity.pipeline.score.READOUTS``), so this
 package imports neither the report nor the metrics.
 """
 
@@ -59,7 +59,7 @@ class DatasetSpec:
         False for a probe used as generated, which accepts only ``snr = inf``.
     gallery : str, optional
         How the map gallery marks and colours the points: a key of
-        ``drfidelity.report.figures.GALLERIES``.
+        ``drfidelity.figures.panels.GALLERIES``.
     scored : tuple of ScoredColumn, optional
         Ranking columns beyond full and near ρ.
     rankable : tuple of ScoredColumn, optional

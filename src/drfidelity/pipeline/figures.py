@@ -18,7 +18,9 @@ from drfidelity.core.files import dumps_json, write_text
 from drfidelity.core.layout import (facts_path, figures_dir, load_data, load_embeddings,
                                     results_dir)
 from drfidelity.core.params import Params, snr_label
-from drfidelity.report.figures import DatasetView, dataset_heading, draw_all, figure_names
+from drfidelity.figures.analysis import DatasetView
+from drfidelity.figures.dataset import draw_all
+from drfidelity.figures.settings import dataset_heading, figure_names
 from drfidelity.core.storage import atomic_write
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)

@@ -24,15 +24,17 @@ from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published
                                     report_paths, results_dir, supplement_figures_dir)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report.claims import claims_latex, claims_macros, tuning_table
-from drfidelity.report.content import (TITLE, Inputs, findings, points_rule, report_blocks,
-                                       run_once)
+from drfidelity.report.content import TITLE, findings, report_blocks
+from drfidelity.report.guide import points_rule, run_once
+from drfidelity.report.inputs import Inputs
 from drfidelity.report.document import to_html, to_markdown
 from drfidelity.metrics import bands
 from drfidelity.metrics.cluster_scale import MIN_CLUSTER_POINTS
-from drfidelity.report.figures import POINTWISE_KAPPA_S, POINTWISE_KAPPA_T, RECALL_K
+from drfidelity.figures.settings import POINTWISE_KAPPA_S, POINTWISE_KAPPA_T, RECALL_K
 from drfidelity.report.latex import escape, latex_macros, latex_table, setup_macros
 from drfidelity.report.paper import PAPER_FIGURES, paper_title
-from drfidelity.report.supplements import (TORN_RATIO, Supplements, supplement_macros,
+from drfidelity.metrics.bridges import TORN_RATIO
+from drfidelity.report.supplements import (Supplements, supplement_macros,
                                            supplement_paper_figures, supplement_paper_tables,
                                            tables as supplement_tables)
 from drfidelity.report.ranking import TOP_POINTS

@@ -29,10 +29,10 @@ from drfidelity.core.layout import (read_map, read_status, results_dir, study_ma
 from drfidelity.core.params import Params, snr_label
 from drfidelity.core.storage import atomic_write
 from drfidelity.datasets.registry import DATASETS
-from drfidelity.report import style
-from drfidelity.report import supplement_figures as draw
-from drfidelity.report.figures import dataset_heading
-from drfidelity.report.scale import scale_figure
+from drfidelity.figures import studies as draw
+from drfidelity.figures import style
+from drfidelity.figures.scale import scale_figure
+from drfidelity.figures.settings import dataset_heading
 from drfidelity.scale import CONFIG_FILE, MACHINE_FILE
 from drfidelity.studies import all_studies
 from drfidelity.supplements.scoring import metric

@@ -9,74 +9,26 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from drfidelity.datasets.registry import DATASETS, knob_values
-from drfidelity.metrics import bands
-from drfidelity.core.layout import RELEASES, comparison_paths
-from drfidelity.core.registry import METHODS
+from drfidelity.core.layout import comparison_paths
 from drfidelity.core.params import Params, snr_label
-from drfidelity.report import figures as fig
-from drfidelity.report.claims import claims, claims_table, tuning_table, verdict_counts
-from drfidelity.report.document import (Block, Bullets, Code, Figure, Heading, Para, Quote,
-                                        Table, slug)
-from drfidelity.report.ranking import TOP_POINTS, rank_stability, scored_columns
+from drfidelity.core.registry import METHODS
+from drfidelity.datasets.registry import DATASETS, knob_values
+from drfidelity.report.captions import figure_caption
+from drfidelity.report.claims import claims, tuning_table
+from drfidelity.report.document import Block, Bullets, Figure, Heading, Para, Quote, Table, slug
+from drfidelity.report.guide import (CLAIMS, and_list, claims_section, dataset_count,
+                                     methodology, reading_guide, rebuild_section,
+                                     run_once_sentence)
+from drfidelity.report.inputs import Inputs
+from drfidelity.report.ranking import rank_stability
 from drfidelity.report.releases import release_pointer, release_section, title as release_title
-from drfidelity.report.supplements import (TORN_RATIO, Supplements, study_glossary,
-                                           supplement_blocks)
-from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, TRUTH_PAIRS, RankingTable,
-                                      fixed, interval_words, ranking_table, truth_table)
+from drfidelity.report.supplements import supplement_blocks
+from drfidelity.report.tables import TRUTH_PAIRS, fixed, interval_words, truth_table
 
 UPSTREAM = "DR Fidelity Benchmark {} (toorpia/dr-fidelity-benchmark, MIT)"
-
-
-@dataclass
-class Inputs:
-    params: Params
-    aggregated: pd.DataFrame
-    skipped: pd.DataFrame
-    facts: dict  # dataset -> figures/{dataset}/facts.json (absent: figures not built)
-    supplements: Supplements = field(default_factory=Supplements)
-    #: per two consecutive imported releases: (older, newer, the release_diff stage's tables
-    #: or None when they are absent)
-    releases: list[tuple[str, str, dict | None]] = field(default_factory=list)
-    #: the previous project's release this configuration rebuilds (compared with)
-    published: str = RELEASES[0]
-    #: ``results/metrics_per_run.csv`` (None: no rank-stability readout)
-    per_run: pd.DataFrame | None = None
-    #: the published release's ``metrics_aggregated.csv`` (None: its claims are not checked)
-    published_aggregated: pd.DataFrame | None = None
-    #: from a release's root, the checkout's root (relative): its report tells what moved
-    #: between the releases, this one points there; None at the checkout's root
-    checkout: str | None = None
-    #: ``results/noise_ceiling.csv``: per dataset, its noise-free geometry scored as a map
-    #: (None: not built)
-    ceiling: pd.DataFrame | None = None
-
-    def table(self, dataset: str) -> RankingTable:
-        return ranking_table(self.aggregated, dataset, self.params.ranking)
-
-    def median(self, dataset: str, method: str, metric: str) -> float:
-        a = self.aggregated
-        rows = a[(a.dataset == dataset) & (a.method == method) & (a.metric == metric)]
-        return float(rows["median"].iloc[0]) if len(rows) else math.nan
-
-    def ceiling_of(self, dataset: str) -> dict[str, float]:
-        """The noise ceiling's columns of ``dataset`` ({} where it has no truth or none was
-        built)."""
-        if self.ceiling is None:
-            return {}
-        rows = self.ceiling[self.ceiling.dataset == dataset]
-        return {} if rows.empty else {k: float(v) for k, v in rows.iloc[0].items()
-                                      if k not in ("dataset", "snr") and pd.notna(v)}
-
-    def skipped_on(self, dataset: str) -> list[tuple[str, str]]:
-        rows = self.skipped[self.skipped.dataset == dataset]
-        return [(r.method, r.reason) for r in rows.itertuples()]
 
 
 def _best(values: dict[str, float]) -> tuple[str | None, float]:
@@ -146,19 +98,6 @@ def findings(inputs: Inputs) -> dict[str, Any]:
     }
 
 
-def points_rule() -> str:
-    """"5/4/3/2/1": the points of places 1..TOP_POINTS."""
-    return "/".join(str(TOP_POINTS - i) for i in range(TOP_POINTS))
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _count(k: int, n: int) -> str:
-    return f"{k} of {n} dataset{'s' if n != 1 else ''}"
-
-
 def config_lines(params: Params) -> list[str]:
     stochastic = [m for m in params.methods if METHODS[m].stochastic]
     return [
@@ -171,23 +110,10 @@ def config_lines(params: Params) -> list[str]:
         f"Intervals: in brackets after a median, "
         f"{interval_words(params.seeds, params.bootstrap.alpha)}; "
         f"{params.bootstrap.n_boot} resamples, seed {params.bootstrap.seed}. "
-        + _run_once(params),
+        + run_once_sentence(params),
         "Every metric is exact on all N(N−1)/2 pairs; per-run values are in "
         "`results/metrics_per_run.csv`, medians and CIs in `results/metrics_aggregated.csv`.",
     ]
-
-
-def run_once(params: Params) -> list[str]:
-    """The run's deterministic methods, which run once: a single value, no interval."""
-    return [m for m in params.methods if not METHODS[m].stochastic]
-
-
-def _run_once(params: Params) -> str:
-    once = run_once(params)
-    if not once:
-        return ""
-    return (f"{_and(once)} {'runs' if len(once) == 1 else 'run'} once (deterministic): a "
-            "single value, no interval.")
 
 
 def headline(found: dict) -> str:
@@ -196,13 +122,13 @@ def headline(found: dict) -> str:
     crush, crush_ds, crush_m = found["worst_crush"]
     parts = []
     if sigma_m:
-        parts.append(f"**{sigma_m}** has the highest Σ (shared or alone) on {_count(sigma_k, n)}")
+        parts.append(f"**{sigma_m}** has the highest Σ (shared or alone) on {dataset_count(sigma_k, n)}")
     if near_m:
         parts.append(f"**{near_m}** keeps the near structure best (highest first-mode near-band "
-                     f"ρ) on {_count(near_k, n)}")
+                     f"ρ) on {dataset_count(near_k, n)}")
     text = "; ".join(parts) + "."
     text += (f" The method with the best full ρ is not the one with the best near ρ on "
-             f"{_count(found['full_not_near'], n)}: a high global ρ does not say that near "
+             f"{dataset_count(found['full_not_near'], n)}: a high global ρ does not say that near "
              "pairs are kept.")
     text += " " + truth_sentence(found)
     if crush_m is not None and crush > 1:
@@ -247,8 +173,8 @@ def truth_sentence(found: dict) -> str:
     (the points before the noise) rather than the noisy ambient data."""
     n, holds = found["n_datasets"], found["truth_holds"]
     text = (f"Scored against the ground truth (the points before the noise) instead of the "
-            f"ambient data, the full-ρ leader is the same on {_count(holds['full'], n)} and the "
-            f"near-ρ leader on {_count(holds['near'], n)}")
+            f"ambient data, the full-ρ leader is the same on {dataset_count(holds['full'], n)} and the "
+            f"near-ρ leader on {dataset_count(holds['near'], n)}")
     if holds["near"] < n and found["near_truth_top"]:
         text += (" (near-ρ leaders against the truth: "
                  + ", ".join(f"{m} on {k}" for m, k in found["near_truth_top"]) + ")")
@@ -268,7 +194,7 @@ def ceiling_sentence(found: dict) -> str:
     return (f" The noise-free geometry itself, scored as a map, reaches near ρ "
             + ", ".join(f"{fixed(c)} on {d}" for d, c in ceilings.items())
             + f" against the ambient data; the near-ρ leader scores above that on "
-            f"{_count(len(above), len(found['datasets']))}, where its lead rewards following "
+            f"{dataset_count(len(above), len(found['datasets']))}, where its lead rewards following "
             "the noise.")
 
 
@@ -298,7 +224,7 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
     missing = _missing_note(f["skipped"])
     if facts is not None:
         blocks.append(Figure(facts["files"]["gallery"],
-                             fig.figure_caption("gallery", dataset, facts) + missing))
+                             figure_caption("gallery", dataset, facts) + missing))
     blocks.append(Table(f["table"]))
     blocks.append(Para(table_summary(f) + missing))
     blocks.append(Para(f"{title}: full and near ρ against the ambient data (what the ranking "
@@ -311,12 +237,12 @@ def dataset_section(dataset: str, inputs: Inputs, found: dict) -> list[Block]:
         return blocks
     for key in ("distance_distribution", "score_scatter", "shepard", "summary_heatmap", "rnx",
                 "rank_error_quality", "local_quality", "recall_bias"):
-        blocks.append(Figure(facts["files"][key], fig.figure_caption(key, dataset, facts) + missing))
+        blocks.append(Figure(facts["files"][key], figure_caption(key, dataset, facts) + missing))
     return blocks
 
 
 def table_summary(f: dict) -> str:
-    text = f"Σ leader: {_and(f['sigma_winners'])} ({f['sigma_max']} points)."
+    text = f"Σ leader: {and_list(f['sigma_winners'])} ({f['sigma_max']} points)."
     near_m, near_v = f["near_leader"]
     full_m, full_v = f["full_leader"]
     if near_m:
@@ -358,193 +284,11 @@ def ceiling_summary(f: dict) -> str:
     return (f"The noise-free geometry itself, scored as a map, reaches full ρ "
             f"{fixed(ceiling[full_key])} and near ρ {fixed(ceiling[near_key])} against the "
             "ambient data (the last row): what drawing the truth perfectly earns. "
-            + (f"Near ρ above that ({_and(above)}) rewards following the noise."
+            + (f"Near ρ above that ({and_list(above)}) rewards following the noise."
                if above else "No method's near ρ exceeds it."))
 
 
 # ------------------------------------------------------------------------- whole report
-
-def _guide_dataset(found: dict, key: str) -> str:
-    """The first dataset of the run whose spec offers figure ``key`` to the reading guide,
-    else the first dataset."""
-    return next((d for d in found["datasets"] if key in DATASETS[d].guide),
-                next(iter(found["datasets"])))
-
-
-def reading_guide(inputs: Inputs, found: dict) -> list[Block]:
-    seeds = inputs.params.seeds
-    blocks: list[Block] = [Heading(2, "Reading guide"), Heading(3, "Glossary"), Para(
-        "Every label of the tables and figures below, defined once. All distances are "
-        "Euclidean and exact on all N(N−1)/2 pairs; ambient = the noisy data the methods saw."),
-        Bullets(glossary(inputs.params))]
-    facts = inputs.facts
-    ds = _guide_dataset(found, "distance_distribution")
-    f = found["datasets"][ds]
-    blocks += [Heading(3, "Why the full ρ hides near structure"), Para(
-        f"On {ds}, {f['near_pct']:.1f}% of the pairs lie in the first-mode near band; in a "
-        f"Spearman ρ over all pairs the other pairs out-vote them {f['outvote']:.1f} : 1. A map "
-        "that keeps the far layout and scrambles every neighbourhood still scores a high full ρ. "
-        "The primary near column is therefore Spearman ρ over the near-band pairs only, at one "
-        "fixed radius for all points.")]
-    if ds in facts:
-        blocks.append(Figure(facts[ds]["files"]["distance_distribution"],
-                             fig.figure_caption("distance_distribution", ds, facts[ds])))
-    dr = _guide_dataset(found, "recall_bias")
-    blocks += [Heading(3, "Why recall@k is biased"), Para(
-        "recall@k, trustworthiness and continuity ask each point for its k nearest neighbours, "
-        "whatever the local density: in a dense core the k-th neighbour is close, in a sparse "
-        "shell far. They reward maps that equalise density (t-SNE-like maps) and are shown as a "
-        "greyed reference block, not scored.")]
-    if dr in facts:
-        blocks.append(Figure(facts[dr]["files"]["recall_bias"],
-                             fig.figure_caption("recall_bias", dr, facts[dr])))
-    blocks += [Heading(3, "How to read the tables"), Bullets((
-        f"**full pts / near pts**{_extra_points(found, inputs.params)}: {points_rule()} points "
-        f"for places 1–{TOP_POINTS} in that column (exact ties keep the canonical method "
-        "order); **Σ** is their sum. "
-        "Rows are sorted by Σ, then full ρ.",
-        "**bold** = best in the column, *italic* = worst (ties all marked), including Σ; "
-        "⚠ = outright failure: a near or outlier ρ below 0 beyond doubt (its bootstrap CI "
-        "below 0; a single run: its value), or the column's largest tightest-cluster "
-        f"crush when it exceeds {CRUSH_LIMIT}×. In REPORT.html: green = best, light red = "
-        "worst, dark red = outright failure; the greyed columns are the biased reference block.",
-        "**tight-cluster scale ×**: best = closest to 1, no worst mark.",
-        f"Values: medians over seeds; in brackets, where runs > 1 and it is at least "
-        f"{CI_MIN_WIDTH:g} wide, {interval_words(seeds, inputs.params.bootstrap.alpha)}. "
-        + _run_once(inputs.params),
-    ))]
-    return blocks
-
-
-CLAIMS = "The published claims, checked"
-
-
-def claims_section(inputs: Inputs, found: dict) -> list[Block]:
-    """The published release's leaders, each reproduced or not and probed (see
-    :mod:`drfidelity.report.claims`); nothing when they were not checked."""
-    if not found["claims"]:
-        return []
-    counts = verdict_counts(found["claims"])
-    return [Heading(2, CLAIMS), Para(
-        f"Each leader of the {inputs.published} ranking tables, found by this code's rule from "
-        "its published medians, and what this build says of it. **Reproduced here**: the same "
-        "leader; *exactly* when its value and the runner-up's are the published ones within the "
-        "comparison's tolerance, *within spread* when each value that moved lies inside its "
-        "published interval, *leader only* otherwise (the values that moved are named). Then "
-        "three probes: the same ρ scored against the ground truth (the points before the "
-        "noise), every ranking with one seed of the stochastic methods left out, and (where the "
-        "hyper-parameter study ran) every studied method at its best setting. A reproduced "
-        "claim that fails a probe is *fragile*."), Quote(
-        f"Of {sum(counts.values())} claims: "
-        + ", ".join(f"{k} {v}" for v, k in counts.items()) + "."),
-        Table(claims_table(found["claims"]))]
-
-
-def glossary(params: Params) -> tuple[str, ...]:
-    """One bullet per label the report uses, in the order the report first uses them."""
-    return (
-        "**band**: the pairs whose ambient distance is at most a radius, one radius for "
-        "every point; **fixed bands** p5 … p100 end at a percentile of the ambient distances.",
-        "**first-mode (near) band**: the band ending at the valley after the first peak of the "
-        "histogram of ambient distances — the pairs inside the data's smallest structures "
-        f"(the {bands.FALLBACK_PERCENTILE}th percentile when the histogram has no clear first "
-        "peak).",
-        "**full ρ** (column *full · global*): Spearman ρ between ambient and map distances "
-        "over all pairs (global layout). **near ρ** (*near · first-mode band*): the same over "
-        "the first-mode band only (near structure).",
-        "**vs ambient / vs truth**: a ρ against the distances of the data the methods saw "
-        "(noise included; the ranking scores these) / of the same points before the noise "
-        "(the ground truth); the near band is then the truth's own first-mode band.",
-        "**outlier ρ / minority ρ** (minority-pair ρ): the same over the pairs that involve "
-        "an outlier / a minority point; **within-majority, within-minority, cross-population "
-        "ρ**: over the pairs with both ends in the majority, both in the minority, one in each.",
-        "**scale ×** (*tight-cluster scale ×*): for the data's tightest cluster, its median "
-        "within-cluster distance over the median of all distances, in the data, divided by "
-        "the same ratio in the map: 1 = kept, above 1 = crushed (that many times smaller "
-        "relative to the whole map), below 1 = inflated.",
-        "**full pts, near pts, outlier pts, Σ**: ranking points per scored column and their "
-        "sum (see *How to read the tables*).",
-        "**recall@k**: share of each point's k nearest ambient neighbours that are among its "
-        "k nearest map neighbours; **trust@k** (trustworthiness): penalises map neighbours "
-        "that are far in the data; **continuity@k** (cont.): penalises data neighbours that "
-        "are far in the map (reference block, biased: see *Why recall@k is biased*).",
-        "**R_NX(K)**: share of K-neighbourhoods kept, rescaled so that 0 = random map and "
-        "1 = perfect; **AUC**: its area on a log-K axis. **Q′(κ_s, κ_t)**: share of pairs "
-        "within κ_s neighbours (in the data or the map) whose rank changes by at most κ_t; "
-        "**Q′ᵢ**: the same per point.",
-        "**position dispersion**: after aligning a method's maps of different seeds "
-        "(Procrustes), the mean over points of the spread of their positions; **full ρ std**: "
-        "the standard deviation of full ρ over seeds; **full fidelity std**: that of the full "
-        "stress fidelity, 1 − stress over all pairs, stress = √(Σ(a − αb)² ÷ Σa²) with a the "
-        "ambient and b the map distances and α the best scale.",
-        *study_glossary(params),
-        f"**gap ratio / torn**: the smallest radius at which two neighbouring states connect "
-        "through their bridge in the map, over their centroid distance; torn above "
-        f"{fixed(TORN_RATIO)}.",
-    )
-
-
-def _extra_points(found: dict, params: Params) -> str:
-    """The tables guide's note on the scored columns some datasets of the run add, e.g.
-    " (and **outlier pts** on outliers)"."""
-    extra = [f"**{c.points}** on {d}" for d in found["datasets"]
-             for c in scored_columns(d, params.ranking)]
-    return f" (and {_and(extra)})" if extra else ""
-
-
-def methodology(inputs: Inputs, found: dict) -> list[Block]:
-    params = inputs.params
-    percentiles = ", ".join(f"p{p}" for p in bands.PERCENTILES)
-    skipped = sorted({(m, r) for m, r in zip(inputs.skipped.method, inputs.skipped.reason)})
-    toorpia = ("toorPIA is a closed web service without a seed: its maps are data, pulled from "
-               "the DVC remote and checked against `external_embeddings.manifest.json`.")
-    if skipped:
-        toorpia += " In this run: " + "; ".join(f"{m} not run — {r}" for m, r in skipped) + "."
-    return [Heading(2, "Methodology notes"), Bullets((
-        f"**Bands.** Fixed bands at the {percentiles} percentiles of the ambient distances; the "
-        f"first-mode near band ends at the valley after the first mode of a {bands.HIST_BINS}-bin "
-        f"histogram smoothed twice with a {bands.SMOOTH_WIDTH}-bin boxcar (modes: maxima over "
-        f"±{bands.MODE_ORDER} bins reaching {100 * bands.MODE_REL_HEIGHT:g}% of the highest; the "
-        f"valley must lie below the median and dip under {100 * bands.VALLEY_DIP:g}% of the "
-        f"mode), else the {bands.FALLBACK_PERCENTILE}th percentile.",
-        "**Fixed radius, not k.** One radius for every point keeps the comparison fair across "
-        "densities; the per-point (variable-radius) ρ is computed for contrast only.",
-        "**Not circular.** Every column that earns points compares the map with the noisy "
-        "ambient data the methods saw; the same metrics against the clean, noise-free data "
-        "are stored beside them in `results/metrics_per_run.csv`.",
-        "**Rank-based quality** (new here): co-ranking matrix, R_NX(K) and its log-K AUC (Lee & "
-        "Verleysen 2009), and the two-parameter rank-error quality Q′(κ_s, κ_t) with its "
-        "point-wise form (Lueks et al. 2011), all from `drfidelity.metrics`. Q′ is divided by "
-        "the size of the region of interest, so it is a share in [0, 1] (1 for a map equal to "
-        f"the data); the point-wise maps use κ_s = {fig.POINTWISE_KAPPA_S}, "
-        f"κ_t = {fig.POINTWISE_KAPPA_T}.",
-        "**DREAMS** is our own optimisation loop over openTSNE (t-SNE regularised toward the "
-        "PCA map), not the authors' fork, which does not install in the pinned environment; "
-        "see docs/methods.md.",
-        f"**toorPIA.** {toorpia}",
-        f"**Scope.** Synthetic data with known geometry, N = {params.n}, D = {params.d}, "
-        f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at the settings of "
-        "`params.yaml`; the supplements above probe other data (random "
-        "walks, noise dimensions, sweeps) with the same methods.",
-    ))]
-
-
-def rebuild_section(params: Params) -> list[Block]:
-    return [Heading(2, "How each table and figure is rebuilt"), Bullets((
-        "Ranking tables: `drfidelity stage report` (the `report` stage) from "
-        "`results/metrics_aggregated.csv` and `results/skipped_methods.csv`; the same model "
-        "renders REPORT.md, REPORT.html and `paper/tables/*.tex`.",
-        "Figures: `drfidelity stage figures <dataset>` from `data/`, `embeddings/` (lowest seed "
-        "per method) and the results tables, one dataset at a time; the numbers quoted in captions "
-        "are in `figures/<dataset>/facts.json`.",
-        "A self-contained REPORT.html (figures inlined): "
-        "`python -m drfidelity.report.standalone REPORT.html REPORT.standalone.html`.",
-        "The paper: `make paper` (LaTeX, not needed by `dvc repro`).",
-    )), Heading(2, "Reproduce"), Code((
-        "make repro        # = tools/setup-env.sh, then dvc pull (if reachable) and dvc repro",
-        f"dvc exp run -S data.snr={4 if params.snr == 1 else 1}    # any other configuration",
-    ))]
-
 
 TITLE = "drfidelity — distance-fidelity benchmark report"
 SUPPLEMENTS = "Supplements"

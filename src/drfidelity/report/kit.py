@@ -13,7 +13,7 @@ import math
 
 import pandas as pd
 
-from drfidelity.core.registry import METHODS
+from drfidelity.ordering import ordered
 from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Table
 from drfidelity.report.latex import escape, latex_tabular, macro
 from drfidelity.report.tables import (Cell, Column, RankingTable, column_marks, fixed,
@@ -32,12 +32,6 @@ def not_built(title: str, producer: str, *names: str) -> list[Block]:
     files = ", ".join(f"`results/{n}.csv`" for n in names)
     return [Heading(2, title),
             Quote(f"Not built in this run: {files} absent (written by {producer}).")]
-
-
-def ordered(methods) -> list[str]:
-    """Canonical order first, then any other label (e.g. ``toorPIA-embedding``) as met."""
-    present = list(dict.fromkeys(methods))
-    return [m for m in METHODS if m in present] + [m for m in present if m not in METHODS]
 
 
 def stats(long: pd.DataFrame, method: str, metric: str, **where):

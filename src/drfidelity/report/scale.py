@@ -1,4 +1,5 @@
-"""The scale study in the report: a log-log figure of cost against N and the fitted exponents.
+"""The scale study in the report: its section (the figure's caption, the fitted exponents) and
+its paper macros; the figure is drawn by :mod:`drfidelity.figures.scale`.
 
 Both come from ``results/scale_runs.csv`` and ``results/scale_exponents.csv`` (the frozen
 ``scale`` stage, :mod:`drfidelity.scale.study`); where the machine facts are known
@@ -9,46 +10,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from drfidelity.scale import ENGINE, TWICE_BELOW_S, WARMUP_N
-from drfidelity.report import style
+from drfidelity.scale import TWICE_BELOW_S, WARMUP_N
 from drfidelity.report.document import Block, Heading, Para, Quote, Table
 from drfidelity.report.latex import escape, macro
 from drfidelity.report.tables import Cell, Column, RankingTable
 
 #: the study's tables the report reads (``results/<name>.csv``; absent until it has run)
 TABLES = ("scale_runs", "scale_exponents")
-ENGINE_COLOR = "#555555"
 TITLE = "Scale: cost against N"
 CAPTION = ("**Scale** (log-log): wall time of one call and peak RSS of its process against N; "
            "dashed = the metric engine. Read: a line's slope is its exponent; a line that stops "
            "early is a method that did not finish the next size within the budget (table).")
-
-
-def _color(subject: str) -> str:
-    return ENGINE_COLOR if subject == ENGINE else style.method_color(subject)
-
-
-def scale_figure(runs: pd.DataFrame) -> object:
-    """Wall time and peak RSS against N (log-log), one line per method and the metric engine
-    (dashed); sizes a subject did not finish are left out of its line."""
-    done = runs[runs["status"] == "ok"]
-    fig = style.figure(style.FULL_WIDTH, 2.8)
-    axes = fig.subplots(1, 2)
-    for subject in dict.fromkeys(runs["subject"]):
-        rows = done[done["subject"] == subject]
-        if rows.empty:
-            continue
-        for ax, column in zip(axes, ("wall_s", "peak_rss_mib")):
-            ax.plot(rows["n"], rows[column], marker="o", ms=3, lw=1.2, color=_color(subject),
-                    ls="--" if subject == ENGINE else "-", label=subject)
-    for ax, label in zip(axes, ("wall time of one call (s)", "peak RSS of the process (MiB)")):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlabel("N (points)")
-        ax.set_ylabel(label)
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5))
-    return fig
 
 
 def _exponent(exponents: pd.DataFrame, subject: str, quantity: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from drfidelity.core.params import Params
+from drfidelity.metrics.bridges import TORN_RATIO
 from drfidelity.report import kit
 from drfidelity.report.document import Block, Heading, Para, Table
 from drfidelity.report.scale import CAPTION as SCALE_CAPTION
@@ -28,9 +29,6 @@ MAIN_PRODUCER = "the aggregate stage"
 STABILITY_COLUMNS = (("n_runs", "runs"), ("position_dispersion", "position dispersion"),
                      ("full_shepard__std", "full ρ std"),
                      ("full_stress_fidelity__std", "full fidelity std"))
-#: a bridge is torn when its bottleneck gap exceeds this share of the centroid distance
-#: (the value behind the ``torn`` column of ``bridge_gaps.csv``).
-TORN_RATIO = 1 / 3
 #: the places of the main benchmark's sections among the studies' (``report_order``)
 STABILITY_ORDER, BRIDGES_ORDER = 20, 90
 

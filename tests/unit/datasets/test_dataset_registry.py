@@ -16,13 +16,13 @@ from drfidelity.datasets import (DATASETS, Dataset, DatasetSpec, ScoredColumn, g
                                  knob_values)
 from drfidelity.datasets.registry import knobs
 from drfidelity.pipeline import score
-from drfidelity.report import figures
+from drfidelity.figures import panels, settings
 
 from pipeline_helpers import REPO
 
 SRC = REPO / "src" / "drfidelity"
 #: modules that may say how a dataset is handled only through its spec
-SPEC_READERS = sorted(SRC.glob("report/*.py")) + [
+SPEC_READERS = sorted(SRC.glob("report/*.py")) + sorted(SRC.glob("figures/*.py")) + [
     SRC / "pipeline" / f"{name}.py" for name in ("score", "figures", "report")]
 
 
@@ -33,9 +33,9 @@ def test_every_spec_is_complete_and_its_kinds_are_known(name):
     values = knob_values(name)
     assert set(values) == set(knobs(name))
     assert spec.blurb is None or spec.blurb(values).strip()
-    assert spec.gallery in figures.GALLERIES
+    assert spec.gallery in panels.GALLERIES
     assert spec.readouts is None or spec.readouts in score.READOUTS
-    stems = set(figures.FIGURE_STEMS)
+    stems = set(settings.FIGURE_STEMS)
     assert set(spec.figure_stems) | set(spec.guide) | set(spec.paper_figures) <= stems
     assert spec.shares is None or sum(spec.shares(values)) == pytest.approx(100)
     n = 60 if name == "random_walk" else 200
@@ -113,8 +113,8 @@ def test_a_dataset_registered_in_one_place_reaches_every_stage_and_the_report(to
     params = parse_params(raw)
     arrays = generate("toy", n=60, d=6, data_seed=0, snr=1.0)
     assert set(arrays) == {"X", "X_truth", "labels", "side"}
-    assert figures.figure_names("toy")["gallery"] == "toy_gallery"
-    assert figures.scatter_axis("toy") == ("side_shepard", "side-pair ρ")
+    assert settings.figure_names("toy")["gallery"] == "toy_gallery"
+    assert settings.scatter_axis("toy") == ("side_shepard", "side-pair ρ")
 
     table = ranking_table(toy_aggregated(), "toy", {})
     headers = [c.header for c in table.columns]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from drfidelity.report import style
+from drfidelity.figures import style
 
 PAPER = Path(__file__).resolve().parents[3] / "paper"
 TEX = (PAPER / "main.tex").read_text()

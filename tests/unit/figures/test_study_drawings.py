@@ -1,12 +1,12 @@
-"""The supplement figures' layout: what a reader must see is neither covered nor cut."""
+"""The study figures' layout: what a reader must see is neither covered nor cut."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from drfidelity.report import style
-from drfidelity.report import supplement_figures as draw
+from drfidelity.figures import style
+from drfidelity.figures import studies as draw
 
 METHODS = ("PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "toorPIA")
 

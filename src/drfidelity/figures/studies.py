@@ -1,9 +1,11 @@
-"""The supplement figures: galleries of the supplement maps and curves of the supplement tables.
+"""The studies' figures and the main benchmark's stability and bridge-gap figures: galleries of
+the study maps and curves of the study tables.
 
 Each function takes arrays and result tables (never paths) and returns a matplotlib figure, or
 ``(figure, facts)`` when the figure measures something the captions quote. A method that did
 not run gets a panel saying so, with its reason. Methods whose rows the previous release did
-not have (``new``, e.g. DREAMS in the sweeps) are drawn dashed.
+not have (``new``, e.g. DREAMS in the sweeps) are drawn dashed. The stage hands this module to
+a study's ``figures`` as ``kit.draw``.
 """
 
 from __future__ import annotations
@@ -16,21 +18,18 @@ from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.lines import Line2D
 
-from drfidelity.report import style
-from drfidelity.report.figures import draw_populations, map_axes, method_title, panel_grid
-from drfidelity.report.kit import ordered
-from drfidelity.report.supplements import TORN_RATIO
+from drfidelity.figures import style
+from drfidelity.figures.panels import draw_populations, map_axes, method_title, panel_grid
+from drfidelity.figures.settings import JUMP_FACTOR, METRIC_LOOKS
+from drfidelity.figures.study_captions import (dims_grid_caption, hyperparam_caption,  # noqa: F401
+                                               trajectory_caption)
+from drfidelity.metrics.bridges import TORN_RATIO
+from drfidelity.ordering import ordered
 
 #: rng seed and size of the cross-series pair sample of the geometry explainer.
 PAIR_SEED = 12345
 N_PAIRS = 8000
 CHANCE = 1 / 3
-#: the metrics of a multi-metric panel (hyper-parameter sensitivity): colours no method has
-#: (near-black, brown, olive), so a metric is never read as a method
-METRIC_LOOKS = (("#222222", "-", "o"), ("#8c564b", "--", "s"), ("#bcbd22", ":", "^"))
-#: how a caption names a line style and a marker
-LOOK_WORDS = {"-": "solid", "--": "dashed", ":": "dotted", "o": "circles", "s": "squares",
-              "^": "triangles"}
 EMBEDDING_SUFFIX = "-embedding"
 #: legend names of toorPIA's two noise-dims arms (its two service endpoints).
 TOORPIA_ARMS = {"toorPIA": "toorPIA (basemap_csvform)",
@@ -106,11 +105,6 @@ def addplot_gallery(labels_fit: np.ndarray, anchor: np.ndarray,
         method_title(ax, method, f"seed {seeds[method]}")
 
     return _gallery(maps, skipped, draw)
-
-
-#: a step drawn as a jump (thin, dashed) when the map stretches it beyond this multiple of the
-#: series' median step in the map: the map tore the walk apart there
-JUMP_FACTOR = 5.0
 
 
 def trajectory_gallery(series: np.ndarray, t: np.ndarray, maps: dict[str, np.ndarray],
@@ -441,45 +435,3 @@ def bridge_gap_bars(gaps: pd.DataFrame) -> object:
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=5)
     return fig
-
-
-# ------------------------------------------------------------------------- captions
-# The captions of the figures whose drawing needs explaining, from the stage's facts
-# (``figures/supplements/facts.json``), each closed by the data the figure shows.
-
-def _headed(text: str, facts: dict) -> str:
-    heading = facts.get("heading")
-    return f"{text} ({heading}.)" if heading else text
-
-
-def trajectory_caption(facts: dict) -> str:
-    """The trajectory gallery's caption: what the lines, colours and markers are."""
-    return _headed(
-        "**Trajectory gallery** (each method's lowest-seed map). Each series has its own colour "
-        "and is joined step by step in time order, from its start (circle) to its end "
-        f"(square); a step the map stretches beyond {JUMP_FACTOR:g}× the series' median step "
-        "is drawn thin and dashed: there the map tears the walk apart. Read: a star of "
-        "separate rays keeps the global arrangement; dashed jumps are tears; a smooth curve "
-        "where the data is jagged hides the step structure.", facts)
-
-
-def hyperparam_caption(facts: dict, metrics) -> str:
-    """The sensitivity grid's caption: which of the (metric, label) panels ``metrics`` has
-    which colour, line style and marker."""
-    lines = ", ".join(f"{label} ({LOOK_WORDS[ls]}, {LOOK_WORDS[marker]})"
-                      for (_, label), (_, ls, marker) in zip(metrics, METRIC_LOOKS))
-    return _headed(
-        "**Sensitivity** (rows = datasets, columns = methods, frames in the method's colour): "
-        f"{lines} against the knob value on a log axis, bands = bootstrap CIs; the grey line "
-        "marks the main benchmark's setting. Read: a flat curve means the main table's value "
-        "does not depend on the knob.", facts)
-
-
-def dims_grid_caption(facts: dict) -> str:
-    """The noise-dims maps grid's caption: its columns are the table's dimensions."""
-    dims = ", ".join(str(d) for d in facts.get("dims", []))
-    return _headed(
-        f"**Maps across D** (rows = methods, columns = D = {dims}, the dimensions of the table "
-        "beside it; lowest seed, colour = label). Read: where the three colours merge, the "
-        "map has lost the signal.", facts)
-

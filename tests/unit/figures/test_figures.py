@@ -14,19 +14,23 @@ import pytest
 
 from drfidelity.core.registry import METHODS
 from drfidelity.metrics import Reference
-from drfidelity.report import figures, style
+from drfidelity.figures import style
+from drfidelity.figures.analysis import DatasetView, analyse, facts as caption_facts
+from drfidelity.figures.dataset import (distance_distribution, draw_all, level_outline,
+                                        level_steps)
+from drfidelity.figures.settings import figure_names
 
 # Draws every figure of a pickled view and prints the sha256 of each; run in a fresh
 # interpreter to compare its bytes with this process's.
 DRAW = r"""
 import hashlib, json, pickle, sys
-from drfidelity.report.figures import draw_all
+from drfidelity.figures.dataset import draw_all
 pngs, _ = draw_all(pickle.load(sys.stdin.buffer))
 print(json.dumps({k: hashlib.sha256(v).hexdigest() for k, v in pngs.items()}))
 """
 
 
-def small_view(dataset: str = "clusters", n: int = 120) -> figures.DatasetView:
+def small_view(dataset: str = "clusters", n: int = 120) -> DatasetView:
     from drfidelity.datasets import generate
 
     arrays = generate(dataset, n=n, d=20, data_seed=0, snr=1.0)
@@ -43,7 +47,7 @@ def small_view(dataset: str = "clusters", n: int = 120) -> figures.DatasetView:
         per_run.append({"dataset": dataset, "method": method, "seed": 0, **row})
         aggregated += [{"dataset": dataset, "method": method, "metric": k, "median": v,
                         "ci_lo": v, "ci_hi": v, "n_runs": 1} for k, v in row.items()]
-    return figures.DatasetView(dataset, dataset, arrays, maps, {m: 0 for m in maps},
+    return DatasetView(dataset, dataset, arrays, maps, {m: 0 for m in maps},
                                pd.DataFrame(aggregated), pd.DataFrame(per_run))
 
 
@@ -53,8 +57,8 @@ def test_png_bytes_are_identical_in_a_fresh_process_and_after_other_work():
     view = small_view()
     fresh = json.loads(subprocess.run([sys.executable, "-c", DRAW], input=pickle.dumps(view),
                                       capture_output=True, check=True).stdout)
-    here = {k: hashlib.sha256(v).hexdigest() for k, v in figures.draw_all(view)[0].items()}
-    assert fresh == here and len(here) == len(figures.figure_names("clusters"))
+    here = {k: hashlib.sha256(v).hexdigest() for k, v in draw_all(view)[0].items()}
+    assert fresh == here and len(here) == len(figure_names("clusters"))
 
 
 def test_png_has_no_software_chunk_and_fixed_dpi():
@@ -75,8 +79,8 @@ def test_every_method_has_its_own_colour():
 
 def test_facts_agree_with_the_metric_engine():
     view = small_view()
-    analysis = figures.analyse(view)
-    facts = figures.facts(view, analysis)
+    analysis = analyse(view)
+    facts = caption_facts(view, analysis)
     engine = view.per_run.set_index("method")
     assert facts["near_pct"] == pytest.approx(engine.loc["PCA", "near_band_pct__vs_ambient"],
                                               abs=1e-12)
@@ -87,11 +91,11 @@ def test_facts_agree_with_the_metric_engine():
 def test_a_map_equal_to_the_data_scores_perfectly():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 2))
-    view = figures.DatasetView("density", "t", {"X": X}, {"PCA": X.copy()}, {"PCA": 0},
+    view = DatasetView("density", "t", {"X": X}, {"PCA": X.copy()}, {"PCA": 0},
                                pd.DataFrame(columns=["dataset", "method", "metric", "median",
                                                      "ci_lo", "ci_hi", "n_runs"]),
                                pd.DataFrame(columns=["method", "seed"]))
-    analysis = figures.analyse(view)
+    analysis = analyse(view)
     assert analysis.auc["PCA"] == pytest.approx(1.0)
     assert np.all(analysis.pointwise["PCA"] == 1.0)
     assert np.all(analysis.rank_quality["PCA"] == 1.0)
@@ -99,9 +103,9 @@ def test_a_map_equal_to_the_data_scores_perfectly():
 
 def test_recall_bias_kth_distance_counts_from_the_nearest_other_point():
     X = np.arange(6, dtype=float)[:, None] * np.array([[1.0, 0.0]])
-    view = figures.DatasetView("density", "t", {"X": X}, {}, {}, pd.DataFrame(),
+    view = DatasetView("density", "t", {"X": X}, {}, {}, pd.DataFrame(),
                                pd.DataFrame())
-    analysis = figures.analyse(view)
+    analysis = analyse(view)
     assert analysis.k == 5  # capped at N - 1
     assert analysis.kth_distance.tolist() == [5.0, 4.0, 3.0, 3.0, 4.0, 5.0]
 
@@ -121,21 +125,21 @@ def test_only_matplotlibs_own_fonts_are_used():
 def test_the_out_vote_title_quotes_the_ratio_of_the_bars_it_stands_over():
     """Issue 38: the title said 6.0 : 1 over bars of all pairs and near pairs (7.0 : 1)."""
     view = small_view()
-    analysis = figures.analyse(view)
-    right = figures.distance_distribution(view, analysis).axes[1]
+    analysis = analyse(view)
+    right = distance_distribution(view, analysis).axes[1]
     far, near = (bar.get_height() for bar in right.patches)
     assert far / near == pytest.approx(analysis.outvote_ratio)
     assert f"{far / near:.1f} : 1" in right.get_title()
-    assert figures.facts(view, analysis)["outvote_ratio"] == analysis.outvote_ratio
+    assert caption_facts(view, analysis)["outvote_ratio"] == analysis.outvote_ratio
     assert far + near == analysis.d_ambient.size
 
 
 def test_the_rank_quality_level_is_one_outline_per_panel():
     """Q' grows with the tolerance, so the level's boundary is one row per column: no stubs."""
     quality = np.array([[0.1, 0.2, 0.1], [0.6, 0.4, 0.2], [0.9, 0.7, 0.3]])
-    np.testing.assert_array_equal(figures.level_steps(quality, 0.5), [0.5, 1.5, np.nan])
+    np.testing.assert_array_equal(level_steps(quality, 0.5), [0.5, 1.5, np.nan])
     # a region of one cell, top right: its lower edge and its left side, not a stub
-    x, y = figures.level_outline(np.array([1, 2]), np.array([[0.1, 0.1], [0.1, 0.6]]), 0.5)
+    x, y = level_outline(np.array([1, 2]), np.array([[0.1, 0.1], [0.1, 0.6]]), 0.5)
     np.testing.assert_array_equal(x, [1.5, 2.5, np.nan, 1.5, 1.5, np.nan])
     np.testing.assert_array_equal(y, [0.5, 0.5, np.nan, 1.5, 0.5, np.nan])
 
