@@ -118,11 +118,22 @@ def stability_section(s: Supplements) -> list[Block]:
     return blocks
 
 
+def bridge_gaps(s: Supplements) -> pd.DataFrame | None:
+    """The bridge gaps, or None where none were measured: the table is missing, or the run
+    has no transition dataset (its rows are that dataset's alone)."""
+    gaps = s.tables.get("bridge_gaps")
+    return None if gaps is None or gaps.empty else gaps
+
+
 def bridges_section(s: Supplements) -> list[Block]:
     title = "Bridge gaps (transition)"
-    if "bridge_gaps" not in s.tables:
+    gaps = bridge_gaps(s)
+    if gaps is None and "bridge_gaps" in s.tables:
+        return [Heading(2, title), Para("Not measured: the bridges are the transition "
+                                         "dataset's, which this run leaves out.")]
+    if gaps is None:
         return kit.not_built(title, MAIN_PRODUCER, "bridge_gaps")
-    table = bridge_table(s.tables["bridge_gaps"])
+    table = bridge_table(gaps)
     torn = {m: int(cells[-1].text) for m, cells in table.rows}
     blocks: list[Block] = [Heading(2, title), Para(
         "For each bridge between neighbouring states on the transition loop: the smallest "
@@ -159,8 +170,8 @@ def supplement_macros(s: Supplements) -> list[str]:
     """``\\newcommand`` lines for the numbers the paper's supplement prose quotes ("---" for
     a supplement not built, so the paper typesets either way)."""
     lines = [line for spec in all_studies() if spec.macros for line in spec.macros(s, kit)]
-    if "bridge_gaps" in s.tables:
-        torn = {m: cells[-1].text for m, cells in bridge_table(s.tables["bridge_gaps"]).rows}
+    if (gaps := bridge_gaps(s)) is not None:
+        torn = {m: cells[-1].text for m, cells in bridge_table(gaps).rows}
         text = ", ".join(f"{kit.escape(m)} {k}" for m, k in torn.items() if k != "0")
         lines.append(kit.macro("BridgesTorn", text or "none"))
     else:
@@ -175,9 +186,9 @@ def supplement_paper_tables(s: Supplements, params: Params) -> dict[str, str]:
               for name, tex in spec.paper_tables(s, kit, params).items()}
     if "stability" in s.tables:
         tables["stability.tex"] = stability_latex(s.tables["stability"])
-    if "bridge_gaps" in s.tables:
+    if (gaps := bridge_gaps(s)) is not None:
         tables["bridge_gaps.tex"] = kit.latex_tabular(
-            bridge_table(s.tables["bridge_gaps"]), headers=None,
+            bridge_table(gaps), headers=None,
             caption=(r"Bridge gaps on the transition loop: per bridge, the median over seeds "
                      "of the smallest single-linkage radius joining its two states through "
                      "its points in the map, over the distance of the states' centroids; "
