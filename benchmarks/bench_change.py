@@ -47,7 +47,7 @@ from drfidelity.jobs.memory import loglog  # noqa: E402
 
 PIPELINES = ("dvc.yaml", "releases/v1.4.0/dvc.yaml")
 EDITS = ("src/drfidelity/jobs/runner.py", "src/drfidelity/jobs/fresh.py",
-         "src/drfidelity/methods/umap_.py", "src/drfidelity/methods/toorpia.py",
+         "src/drfidelity/methods/umap.py", "src/drfidelity/methods/toorpia.py",
          "src/drfidelity/metrics/engine.py", "src/drfidelity/datasets/clusters.py",
          "method_params.UMAP.n_neighbors=16")
 SCALE_RUNS = REPO / "results" / "scale_runs.csv"

@@ -18,7 +18,7 @@ last step of tools/setup-env.sh) or after a first run filled it.
   inputs in a fresh process of its own (its code imported from bench_metrics.ANCHOR; skipped
   with a reason when absent). ``--anchor-maps`` (default 16) maps are timed there; with fewer,
   the per-dataset time is its import plus 16 times its median per map.
-* ``umap``: ``drfidelity.methods.umap_.fit_umap`` on N points in fresh processes: its numba
+* ``umap``: ``drfidelity.methods.umap.fit_umap`` on N points in fresh processes: its numba
   compile time (numba's compile events, split by the library the compiled function belongs
   to), as umap-learn and pynndescent ship (only some pynndescent functions have cache=True),
   and with every umap/pynndescent function's cache turned on, each with an empty cache and
@@ -208,8 +208,8 @@ def child_umap(n: int, d: int, cache_all: bool) -> None:
     from numba.core import event
 
     with event.install_recorder("numba:compile") as import_compiles:
-        from drfidelity.core.registry import METHODS
-        from drfidelity.methods.umap_ import fit_umap
+        from drfidelity.registry import METHODS
+        from drfidelity.methods.umap import fit_umap
 
         import umap  # noqa: F401 - fit_umap imports it on first use; timed here instead
     imported = time.perf_counter()

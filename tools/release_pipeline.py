@@ -42,7 +42,7 @@ from pathlib import Path
 import yaml
 
 from drfidelity.core.layout import RELEASES, comparison_paths, release_root
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 
 REPO = Path(__file__).resolve().parents[1]
 #: the checkout's folders of code (the package, and the links to each method's modules)

@@ -204,7 +204,7 @@ def _run_stage(args: argparse.Namespace) -> int:
             print(f"drfidelity stage {args.name} {need}", file=sys.stderr)
             return 2
         try:
-            params = load_params(args.params)
+            params = load_params(args.params, module.NAMES)
         except ParamsError as exc:  # an experiment's -S values are undone where possible
             raise ParamsError(f"{exc}{restore_refused_experiment(args.params, exc)}") from None
         _check_target(module.TARGET, args.dataset, params)
@@ -221,18 +221,27 @@ def _run_stage(args: argparse.Namespace) -> int:
 def _check_target(kind: str | None, target: str | None, params: Params) -> None:
     """ParamsError unless ``target`` names a dataset of params and, for a map stage, a method:
     one of params' for a dataset, any registered one for a study (a study's map stages exist
-    for every method; one that params leave out writes an empty status)."""
+    for every method; one that params leave out writes an empty status), found by its name
+    alone (a map stage reads no list of names), with its settings checked."""
     from drfidelity.core.params import ParamsError
-    from drfidelity.core.registry import METHODS
+    from drfidelity.method_specs import spec
 
     if kind not in ("dataset", "dataset/method", "study/method"):
         return
     head, _, method = target.partition("/")
-    known = list(params.methods if kind == "dataset/method" else METHODS)
-    if kind.endswith("/method") and method not in known:
-        where = "params.yaml `methods`" if kind == "dataset/method" else "the registry"
-        raise ParamsError(f"{target!r}: expected <{kind.split('/')[0]}>/<method> with a "
-                          f"method of {where} ({', '.join(known)})")
+    if kind == "dataset/method" and method not in params.methods:
+        raise ParamsError(f"{target!r}: expected <dataset>/<method> with a method of "
+                          f"params.yaml `methods` ({', '.join(params.methods)})")
+    if kind.endswith("/method"):
+        try:
+            found = spec(method)
+        except ValueError as exc:
+            raise ParamsError(f"{target!r}: expected <study>/<method> with a registered "
+                              f"method ({exc})") from None
+        try:  # a map stage's own method, which params were not checked for (NAMES = None)
+            found.settings(params.method_params.get(method, {}), f"method_params.{method}")
+        except ValueError as exc:
+            raise ParamsError(str(exc)) from None
     if kind.startswith("dataset") and head not in params.datasets:
         raise ParamsError(f"dataset {head!r} is not in params.yaml `datasets` "
                           f"({', '.join(params.datasets)})")

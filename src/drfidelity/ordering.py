@@ -1,13 +1,14 @@
-"""The tables' and figures' order of methods: the method registry's.
+"""The tables' and figures' order of methods: the method registry's
+(:data:`drfidelity.registry.METHOD_NAMES`).
 
-It sits beside the library, not in :mod:`drfidelity.core.registry` where the order is
-defined: every stage depends on ``core/``, the map stages too, so a helper added there would
-make every map stale. The figures and the report, which order methods, import it from here.
+Outside ``core/``, like the registry: every stage depends on ``core/``, the map stages too, so
+the order kept there would make every map stale when a method is added. The figures and the
+report, which order methods, import it from here.
 """
 
 from __future__ import annotations
 
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHOD_NAMES as METHODS
 
 
 def ordered(methods) -> list[str]:

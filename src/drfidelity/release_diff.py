@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from drfidelity.comparison import tables, tolerance
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.report.ranking import composite_points, scored_keys
 from drfidelity.studies import all_studies
 

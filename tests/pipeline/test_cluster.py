@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from drfidelity.core import runtime
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from pipeline_helpers import copy_run, env, stage, tree_digest, workspace
 
 DATASET = "density"

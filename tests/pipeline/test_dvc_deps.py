@@ -37,13 +37,17 @@ def module_file(name: str) -> Path | None:
 
 #: Modules that load others by name at run time, and what importing them therefore reads: a
 #: spec looked up in ``DATASETS`` imports its dataset's module (the names alone are in
-#: drfidelity.core.registry), and the studies' scoring kit hands them functions of the metric
+#: drfidelity.registry), and the studies' scoring kit hands them functions of the metric
 #: engine by name.
 LOADERS = {"drfidelity.datasets.registry": "drfidelity.datasets",
            "drfidelity.supplements.scoring": "drfidelity.metrics"}
 #: The job runs the wrapper of its method (``Method.wrapper``): a map stage of one method (a
 #: matrix item of dvc.yaml) loads that method's wrapper alone, any other stage every wrapper.
 METHOD_LOADER = "drfidelity.methods.base"
+#: The spec loader finds a method's spec by its name (``specs/<key>.py``): a map stage of one
+#: method loads that method's spec alone (a study it runs builds that method's jobs alone:
+#: ``Params.only``), any other stage every registered method's.
+SPEC_LOADER = "drfidelity.method_specs"
 #: The study registry loads a study's module by name: the stage of one study (a ``foreach``
 #: item of dvc.yaml) loads that study alone, any other stage every registered study.
 STUDY_LOADER = "drfidelity.studies"
@@ -64,11 +68,13 @@ def package_modules(package: str) -> set[str]:
 
 
 def lazy_exports(package: str) -> dict[str, str]:
-    """A package's ``_LAZY`` table (public name -> submodule), loaded on first access."""
+    """A package's ``_LAZY`` table (public name -> module: a submodule, or one named in full),
+    loaded on first access."""
     path = module_file(package)
     for node in ast.parse(path.read_text()).body:
         if (isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "_LAZY"):
-            return {k: f"{package}.{v}" for k, v in ast.literal_eval(node.value).items()}
+            return {k: v if "." in v else f"{package}.{v}"
+                    for k, v in ast.literal_eval(node.value).items()}
     return {}
 
 
@@ -114,7 +120,7 @@ def imported_modules(name: str) -> set[str]:
 
 
 def study_modules() -> set[str]:
-    from drfidelity.core.registry import STUDY_NAMES
+    from drfidelity.registry import STUDY_NAMES
 
     return {f"drfidelity.studies.{name}" for name in STUDY_NAMES}
 
@@ -126,17 +132,28 @@ def with_parents(name: str) -> set[str]:
 
 def wrapper_modules(methods: list[str] | None = None) -> set[str]:
     """The wrapper modules of ``methods`` (default: every registered method)."""
-    from drfidelity.core.registry import METHODS
+    from drfidelity.core.method import wrapper_module
+    from drfidelity.registry import METHOD_NAMES
 
-    return {f"drfidelity.methods.{METHODS[name].wrapper}" for name in (methods or METHODS)}
+    return {wrapper_module(name) for name in (methods or METHOD_NAMES)}
+
+
+def spec_modules(methods: list[str] | None = None) -> set[str]:
+    """The spec modules of ``methods`` (default: every registered method)."""
+    from drfidelity.core.method import spec_module
+    from drfidelity.registry import METHOD_NAMES
+
+    return {spec_module(name) for name in (methods or METHOD_NAMES)}
 
 
 def closure(*entries: str, studies: set[str] | None = None,
-            wrappers: set[str] | None = None) -> set[Path]:
+            wrappers: set[str] | None = None, specs: set[str] | None = None) -> set[Path]:
     """The files of the modules that ``entries`` run; the study registry loads ``studies``
-    (default: every registered study), the job ``wrappers`` (default: every method's)."""
+    (default: every registered study), the job ``wrappers`` and the spec loader ``specs``
+    (default: every method's)."""
     studies = study_modules() if studies is None else studies
     wrappers = wrapper_modules() if wrappers is None else wrappers
+    specs = spec_modules() if specs is None else specs
     seen: set[str] = set()
     todo = [m for entry in entries for m in with_parents(entry)]
     while todo:
@@ -144,7 +161,8 @@ def closure(*entries: str, studies: set[str] | None = None,
         if name in seen:
             continue
         seen.add(name)
-        loaded = {STUDY_LOADER: studies, METHOD_LOADER: wrappers}.get(name, set())
+        loaded = {STUDY_LOADER: studies, METHOD_LOADER: wrappers,
+                  SPEC_LOADER: specs}.get(name, set())
         for other in imported_modules(name) | loaded:
             if (name, other) not in OFF_THE_STAGE_PATH:
                 todo.extend(with_parents(other))
@@ -225,9 +243,10 @@ def stage_closure(name: str) -> tuple[list[Path], set[Path]]:
     assert command[2] == name.partition("@")[0], f"block {name} runs `drfidelity stage {command[2]}`"
     deps = [f for d in definition.get("deps", []) for f in code_files(Path(d))]
     studies = {f"drfidelity.studies.{definition['study']}"} if "study" in definition else None
-    wrappers = wrapper_modules([definition["method"]]) if "method" in definition else None
+    method = [definition["method"]] if "method" in definition else None
     return deps, closure("drfidelity.cli", f"drfidelity.pipeline.{command[2]}", studies=studies,
-                         wrappers=wrappers)
+                         wrappers=method and wrapper_modules(method),
+                         specs=method and spec_modules(method))
 
 
 #: the stages checked: every stage, each foreach item on its own (a template is checked
@@ -237,7 +256,8 @@ CHECKED = sorted(name for name, d in stages().items() if "${" not in str(d.get("
 
 def test_closure_follows_relative_and_nested_imports():
     files = {p.as_posix() for p in closure("drfidelity.pipeline.embed")}
-    assert "src/drfidelity/methods/mde.py" in files            # a wrapper, loaded by name
+    assert "src/drfidelity/methods/pymde.py" in files          # a wrapper, loaded by name
+    assert "src/drfidelity/method_specs/pymde.py" in files    # a spec, loaded by name
     assert "src/drfidelity/methods/__init__.py" in files        # parent package
     assert "src/drfidelity/core/params.py" in files
 
@@ -276,11 +296,26 @@ def test_the_executor_is_on_the_embedding_stages_path():
 
 
 def test_method_wrappers_load_only_where_methods_run():
-    """Validating params and ordering tables reads the registry, never a wrapper."""
-    wrappers = {p.relative_to(REPO) for p in (SRC / "drfidelity" / "methods").glob("*.py")}
+    """Validating params and ordering tables reads the registry and the specs, never a wrapper
+    nor the job (the package's ``__init__`` is the specs' parent, and loads neither)."""
+    wrappers = {p.relative_to(REPO) for p in (SRC / "drfidelity" / "methods").glob("*.py")
+                if p.name != "__init__.py"}
     for name in ("generate", "score", "aggregate", "figures", "report", "compare",
                  "supplement_score", "supplement_figures"):
         assert not closure("drfidelity.cli", f"drfidelity.pipeline.{name}") & wrappers, name
+
+
+def test_map_stages_read_no_list_of_names():
+    """A map stage finds its method (and study) by name: neither the registry of names nor
+    another method's spec or wrapper is in its closure, so adding or editing another method,
+    a dataset or a study leaves it up to date (tests/pipeline/test_dvc_narrowing.py)."""
+    for name in ("embed@density-UMAP", "supplement_embed@hyperparams-UMAP"):
+        _, files = stage_closure(name)
+        found = {p.as_posix() for p in files}
+        assert "src/drfidelity/registry.py" not in found, name
+        assert "src/drfidelity/method_specs/umap.py" in found, name
+        assert not {f for f in found if f.startswith("src/drfidelity/methods/")
+                    and f.rsplit("/", 1)[1] in ("pca.py", "tsne.py")}, name
 
 
 def test_report_layer_imports_no_stage():

@@ -73,7 +73,7 @@ import hashlib, multiprocessing, sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 import numpy as np
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.jobs.job import Job
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.base import run_job

@@ -73,6 +73,12 @@ def assert_clear_error(result, message):
     assert "Traceback" not in result.stderr
 
 
+#: the targets of the map stages, and the keys they do not check: the names of other methods
+#: and datasets, another method's settings (each is read by the stages that list them)
+MAP_TARGETS = ("dataset/method", "study/method")
+NOT_READ_BY_A_MAP_STAGE = ("datasets", "methods", "method_params__UMAP__n_neighbors")
+
+
 @pytest.mark.parametrize("key, value, message", [
     ("datasets", ["density", "spirals"], "unknown name.*spirals"),
     ("methods", ["PCA", "Spectral"], "unknown name.*Spectral"),
@@ -85,7 +91,8 @@ def assert_clear_error(result, message):
 def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key, value, message,
                                                        capsys, monkeypatch):
     """The command's own code in this process (its process start is tested with the errors
-    below): every stage refuses before it starts."""
+    below): every stage refuses before it starts; a map stage reads no list of names and checks
+    its own method's settings alone, so it refuses those of its own method (UMAP's here)."""
     from drfidelity import cli, pipeline
     from drfidelity.core import runtime
 
@@ -102,7 +109,13 @@ def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key
         for name in pipeline.STAGES:
             capsys.readouterr()
             target = importlib.import_module(f"drfidelity.pipeline.{name}").TARGET
+            if target in MAP_TARGETS and key in NOT_READ_BY_A_MAP_STAGE:
+                continue
             code = cli.main(["stage", name, *targets[target]])
+            assert_clear_error(SimpleNamespace(returncode=code, stdout="",
+                                               stderr=capsys.readouterr().err), message)
+        if key.startswith("method_params__UMAP"):
+            code = cli.main(["stage", "supplement_embed", "addplot/UMAP"])
             assert_clear_error(SimpleNamespace(returncode=code, stdout="",
                                                stderr=capsys.readouterr().err), message)
     assert tree_digest(root, *OUTPUTS) == before
@@ -137,7 +150,7 @@ def test_stage_argument_errors(small_run):
         result = stage(small_run, "embed", target, check=False)
         assert result.returncode == 2 and complaint in result.stderr, target
     nope = stage(small_run, "supplement_embed", "addplot/Spectral", check=False)
-    assert nope.returncode == 2 and "method of the registry" in nope.stderr
+    assert nope.returncode == 2 and "a registered method" in nope.stderr
     assert "takes no dataset name" in stage(small_run, "report", "density", check=False).stderr
     result = stage(small_run, "generate", "clusters", check=False)
     assert result.returncode == 2 and "not in params.yaml `datasets`" in result.stderr
@@ -177,7 +190,7 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
                                                                        monkeypatch):
     from drfidelity.core.params import load_params
     from drfidelity.jobs import runner
-    from drfidelity.methods import linear
+    from drfidelity.methods import pca
     from drfidelity.pipeline import embed
 
     def broken(X, seed, context):
@@ -191,7 +204,7 @@ def test_a_failing_method_fails_the_stage_naming_it_and_writes_nothing(small_run
 
     root = copy_of(small_run, tmp_path)
     before = tree_digest(root, "embeddings")
-    monkeypatch.setattr(linear, "fit_pca", broken)  # the registry finds the wrapper by name
+    monkeypatch.setattr(pca, "fit_pca", broken)  # the registry finds the wrapper by name
     monkeypatch.setattr(runner, "in_fresh_process", in_this_process)
     with pytest.raises(runner.JobsFailed, match=r"^embed density/PCA: 1 job\(s\) failed: PCA "
                                                r"seed 0: FloatingPointError: diverged$"):

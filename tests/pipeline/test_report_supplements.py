@@ -136,6 +136,18 @@ def test_noise_dims_table_is_the_published_one(published):
     assert cell["toorPIA (CSV-form endpoint)"][2000] == "0.736 [0.645, 0.882]"
 
 
+def test_noise_dims_section_states_the_axis_alignment_and_no_rotated_rows(published):
+    """The frozen probe (no rotated inputs): the quote says where the signal sits, in words;
+    no "(rotated)" row or paragraph."""
+    s = Supplements(published, params=load_params(REPO / "params.yaml"))
+    text = to_markdown(noise_dims.section(s, kit))
+    assert "The signal sits in the first 3 columns, axis-aligned (not rotated" in text
+    assert "(rotated)" not in text
+    assert "(rotated)" not in noise_dims.paper_tables(s, kit, s.params)["noise_dims.tex"]
+    general = to_markdown(noise_dims.section(Supplements(published), kit))
+    assert "The signal sits in the first columns, axis-aligned" in general
+
+
 def test_stability_and_bridge_tables_are_the_published_ones(published):
     density = texts(stability_tables(published["stability"])["density"])
     assert density["PCC"] == ["3", "0.0103", "0.0033", "0.0018"]

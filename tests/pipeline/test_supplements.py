@@ -277,7 +277,58 @@ def test_unknown_or_bad_supplement_keys_are_named():
             r"supplements.hyperparams.datasets: unknown dataset 'spirals'"),
            ({"hyperparams": {"datasets": ["density"], "grid": {"t-SNE": {"perplexity": [-1]}}}},
             r"perplexity")]
+    from drfidelity.registry import NAMES  # as the stages that list studies check params
+
     for change, message in bad:
         with pytest.raises(ParamsError, match=message):
-            params = parse_params({**raw, "supplements": {**raw["supplements"], **change}})
+            params = parse_params({**raw, "supplements": {**raw["supplements"], **change}},
+                                  NAMES)
             study(next(iter(change))).configs(params)
+
+
+def test_noise_dims_rotated_end_to_end(tmp_path):
+    """`rotated: true` on a small probe: the stages make and score the rotated twins, whose
+    rows sit beside the axis-aligned ones; PCA and Isomap see only distances, so their rotated
+    rows score the same, and toorPIA is left out of them with its reason."""
+    from drfidelity.core.params import load_params
+    from drfidelity.report import kit
+    from drfidelity.report.document import to_markdown
+    from drfidelity.report.supplements import Supplements
+    from drfidelity.studies import noise_dims
+    from pipeline_helpers import stage_here, workspace
+    from scipy.spatial.distance import pdist
+
+    root = workspace(tmp_path / "rotated", data__n=90, seeds=1, bootstrap__n_boot=50,
+                     methods=["PCA", "Isomap", "toorPIA"])
+    set_params(root, supplements__noise_dims__rotated=True)
+    stage_here(root, "supplement_inputs", "noise_dims")
+    for method in ("PCA", "Isomap", "toorPIA"):
+        stage_here(root, "supplement_embed", f"noise_dims/{method}", jobs=1)
+    for pair in ("dimsweep", "dimsweep_embedding"):
+        stage_here(root, "supplement_score", f"noise_dims/{pair}")
+
+    axis, twin = (np.load(root / f"data/noise_dims/{key}/X.npy") for key in ("dim20", "dim20_rot"))
+    np.testing.assert_allclose(pdist(twin), pdist(axis), rtol=1e-12)
+    assert np.abs(twin - axis).max() > 0.5
+    assert not (root / "embeddings/noise_dims/toorPIA/dim20_rot").exists() or not json.loads(
+        (root / "embeddings/noise_dims/toorPIA/dim20_rot/status.json").read_text())["methods"]
+
+    rows = read(root / "results/dimsweep_per_run.csv")
+    assert set(rows["method"]) == {"PCA", "Isomap", "PCA-rotated", "Isomap-rotated"}
+    metrics = [c for c in noise_dims.METRICS if c in rows]
+    for method in ("PCA", "Isomap"):
+        ours = rows[rows["method"] == method].set_index("dim")[metrics].sort_index()
+        turned = rows[rows["method"] == f"{method}-rotated"].set_index("dim")[metrics]
+        np.testing.assert_allclose(turned.sort_index().to_numpy(float), ours.to_numpy(float),
+                                   atol=1e-6, err_msg=method)
+
+    aggregated = read(root / "results/dimsweep_aggregated.csv")
+    s = Supplements({"dimsweep_aggregated": aggregated}, params=load_params(root / "params.yaml"))
+    table = noise_dims.table(aggregated, None, kit)
+    assert [label for label, _ in table.rows] == ["PCA", "PCA (rotated)", "Isomap",
+                                                  "Isomap (rotated)"]
+    text = to_markdown(noise_dims.section(s, kit))
+    assert "The signal sits in the first 3 columns, axis-aligned" in text
+    assert "rows marked (rotated)" in text and noise_dims.TOORPIA_NOT_ROTATED in text
+    caption = noise_dims.paper_tables(s, kit, s.params)["noise_dims.tex"]
+    assert "rows marked (rotated)" in caption and "PCA (rotated)" in caption

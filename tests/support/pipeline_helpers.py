@@ -123,8 +123,9 @@ def stage_here(root: Path, name: str, target: str | None = None, *,
     from drfidelity.core.params import load_params
 
     with contextlib.chdir(root):
-        pipeline.run_stage(load_params(Path("params.yaml")), name, target, root=Path("."),
-                           jobs=jobs, reuse=reuse)
+        module = pipeline.stage_module(name)
+        pipeline.run_stage(load_params(Path("params.yaml"), module.NAMES), module, target,
+                           root=Path("."), jobs=jobs, reuse=reuse)
 
 
 def build_dataset(root: Path, dataset: str, run_stage=stage) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 
-from drfidelity.core.registry import METHODS
 from drfidelity.core.params import Params, snr_label
 from drfidelity.core.storage import digest
 
@@ -313,6 +312,8 @@ def load_embeddings(params: Params, root: Path, dataset: str
     """Per-method status and the embeddings by method and seed of the methods of params,
     refused when a method's maps were not made from the current data with the current seeds,
     or are not the files its stage wrote (:func:`read_map`)."""
+    # each method's spec, found by its name (method_specs imports nothing but core.method)
+    from drfidelity.method_specs import spec
     fingerprint = load_meta(params, dataset, root)["fingerprint"]
     status, embeddings = {}, {}
     for name in params.methods:
@@ -325,7 +326,7 @@ def load_embeddings(params: Params, root: Path, dataset: str
             raise ValueError(f"{folder / 'status.json'} records {sorted(record['methods'])}, "
                              f"not {name} (swapped or edited); {_rerun(stage)}")
         entry = status[name] = record["methods"][name]
-        wanted = METHODS[name].seeds(params.seeds)
+        wanted = spec(name).seeds(params.seeds)
         if entry.get("seeds", wanted) != wanted:
             raise ValueError(f"embeddings/{dataset}/{name} holds seeds {entry['seeds']}, "
                              f"params.yaml asks for {wanted}: run its embed stage again")

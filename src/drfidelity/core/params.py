@@ -5,11 +5,13 @@ This module loads no numeric library when imported (the CLI imports it before
 from :mod:`drfidelity.core.validation` when params are parsed. Every stage validates the whole file
 before it touches anything, so a bad value, or a key that
 is not one (``data.snrr``, a stray top-level ``seed``; the closest known key is suggested), stops
-the pipeline at its first stage with one clear message and no output changed. Every method
-hyper-parameter is checked here too, so a bad one never waits for the other jobs to run. A
-study's own section (``supplements.<study>``) is checked here for its name only; its keys and
-values against the study's schema (:func:`check_section`) where the study is loaded, so that
-no stage depends on a study module it does not run.
+the pipeline at its first stage with one clear message and no output changed. The names (of
+datasets, methods, studies) and every method hyper-parameter are checked against the registry a
+stage hands in (:data:`drfidelity.registry.NAMES`), so a bad one never waits for the other jobs
+to run; a map stage hands in none, since it reads no list of names, and checks its own method's
+settings itself. A study's own section (``supplements.<study>``) is checked here for its name
+only; its keys and values against the study's schema (:func:`check_section`) where the study is
+loaded, so that no stage depends on a study module it does not run.
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drfidelity.core.console import brief
+
+if TYPE_CHECKING:
+    from drfidelity.core.method import Names
 
 
 class ParamsError(ValueError):
@@ -58,6 +63,16 @@ class Params:
     #: dataset -> the scored columns a release's ranking rule adds to that dataset's (names of
     #: its spec's ``rankable`` columns; checked where the ranking is computed)
     ranking: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the registry the names were checked against; None in a map stage (see parse_params)
+    names: Names | None = field(default=None, compare=False, repr=False)
+    #: a map stage's one method: a study builds that method's jobs alone (:meth:`job_methods`)
+    only: str | None = None
+
+    def job_methods(self, names=None) -> tuple[str, ...]:
+        """The methods whose jobs a study builds: ``names`` (default ``methods``), or of them
+        the map stage's own method alone, so that it never loads another method's spec."""
+        names = tuple(self.methods if names is None else names)
+        return names if self.only is None else tuple(n for n in names if n == self.only)
 
     @property
     def tag(self) -> str:
@@ -69,8 +84,9 @@ def snr_label(snr: float) -> str:
     return "inf" if math.isinf(snr) else f"{snr:g}"
 
 
-def load_params(path: str | Path = "params.yaml") -> Params:
-    """Read and validate ``path``; raise :class:`ParamsError` naming the offending key."""
+def load_params(path: str | Path = "params.yaml", names: Names | None = None) -> Params:
+    """Read and validate ``path`` (against ``names``: see :func:`parse_params`); raise
+    :class:`ParamsError` naming the offending key."""
     import yaml  # imported here: `drfidelity score` (no pyyaml needed) loads this module too
 
     path = Path(path)
@@ -83,7 +99,7 @@ def load_params(path: str | Path = "params.yaml") -> Params:
         raise ParamsError(f"{path} is not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise ParamsError(f"{path} must hold a mapping of keys, got {type(raw).__name__}")
-    return parse_params(raw)
+    return parse_params(raw, names)
 
 
 def restore_refused_experiment(path: Path, error: ParamsError) -> str:
@@ -144,21 +160,27 @@ def _unique_keys_loader(yaml):
     return UniqueKeys
 
 
-def parse_params(raw: dict[str, Any]) -> Params:
-    from drfidelity.core.registry import DATASET_NAMES, METHODS
+def parse_params(raw: dict[str, Any], names: Names | None = None) -> Params:
+    """``raw`` (params.yaml's mapping) checked and typed.
 
+    With ``names`` (the registry: :data:`drfidelity.registry.NAMES`), every dataset, method
+    and study named is checked to be registered and every method's settings against its spec.
+    Without (a map stage, which reads no list of names so that adding a name leaves it up to
+    date), names are checked to be names only; the stage checks its own method's settings.
+    """
     _known_keys("", raw, TOP_KEYS)
     data = _mapping(raw, "data")
     _known_keys("data", data, DATA_KEYS)
-    datasets = _names(raw, "datasets", DATASET_NAMES)
-    methods = _names(raw, "methods", METHODS)
+    datasets = _names(raw, "datasets", names and names.datasets)
+    methods = _names(raw, "methods", names and names.methods)
     # a dataset's knobs are checked where it is generated (make_dataset): the generators'
     # signatures are not loaded here, so that no stage depends on every generator
-    dataset_params = _per_name(raw, "dataset_params", DATASET_NAMES)
-    method_params = _per_name(raw, "method_params", METHODS)
-    for name in dict.fromkeys([*methods, *method_params]):
+    dataset_params = _per_name(raw, "dataset_params", names and names.datasets)
+    method_params = _per_name(raw, "method_params", names and names.methods)
+    for name in dict.fromkeys([*methods, *method_params]) if names else ():
         try:
-            METHODS[name].settings(method_params.get(name, {}), where=f"method_params.{name}")
+            names.methods[name].settings(method_params.get(name, {}),
+                                         where=f"method_params.{name}")
         except ValueError as exc:
             raise ParamsError(str(exc)) from None
     boot = _mapping(raw, "bootstrap")
@@ -184,8 +206,10 @@ def parse_params(raw: dict[str, Any]) -> Params:
             alpha=alpha,
             seed=_integer(boot, "seed", "bootstrap.seed", minimum=0),
         ),
-        supplements=Supplements(_supplements(raw.get("supplements") or {})),
-        ranking=_ranking(raw.get("ranking") or {}),
+        supplements=Supplements(_supplements(raw.get("supplements") or {},
+                                             names and names.studies)),
+        ranking=_ranking(raw.get("ranking") or {}, names and names.datasets),
+        names=names,
     )
 
 
@@ -210,29 +234,27 @@ class Supplements(dict):
                           "needs (see the repository's params.yaml for its keys)")
 
 
-def _supplements(raw: Any) -> dict[str, Any]:
+def _supplements(raw: Any, known) -> dict[str, Any]:
     """``supplements``: a mapping per registered study. Each section's keys and values are
     checked by the study's own schema (:func:`check_section`) where the study is loaded, so
     that validating params never imports a study module."""
-    from drfidelity.core.registry import STUDY_NAMES
-
     if not isinstance(raw, dict):
         raise ParamsError(f"supplements must be a mapping of study -> settings, got {brief(raw)}")
-    _known_keys("supplements", raw, STUDY_NAMES)
+    if known is not None:
+        _known_keys("supplements", raw, known)
     for study, settings in raw.items():
         if not isinstance(settings, dict):
             raise ParamsError(f"supplements.{study} must be a mapping, got {brief(settings)}")
     return {study: dict(settings) for study, settings in raw.items()}
 
 
-def _ranking(raw: Any) -> dict[str, tuple[str, ...]]:
+def _ranking(raw: Any, known) -> dict[str, tuple[str, ...]]:
     """``ranking``: dataset -> a list of column names (possibly empty). Optional: without it,
     each dataset ranks its own scored columns only (the v1.3.0 rule)."""
-    from drfidelity.core.registry import DATASET_NAMES
-
     if not isinstance(raw, dict):
         raise ParamsError(f"ranking must be a mapping of dataset -> column names, got {brief(raw)}")
-    _known_keys("ranking", raw, DATASET_NAMES)
+    if known is not None:
+        _known_keys("ranking", raw, known)
     result = {}
     for dataset, columns in raw.items():
         columns = columns or []
@@ -341,13 +363,14 @@ def _snr(data: dict) -> float:
         raise ParamsError(f"{exc}{_yaml_hint(value)}") from None
 
 
-def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
+def _names(raw: dict, key: str, known) -> tuple[str, ...]:
+    """``raw[key]``, a list of names, each of ``known`` when given."""
     from drfidelity.core.validation import close_match
 
     value = _required(raw, key, key)
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise ParamsError(f"{key} must be a non-empty list of names, got {brief(value)}")
-    unknown = [v for v in value if v not in known]
+    unknown = [v for v in value if known is not None and v not in known]
     if unknown:
         names = ", ".join(f"{v}{close_match(v, known)}" for v in unknown)
         raise ParamsError(f"{key}: unknown name(s) {names} (known: {', '.join(known)})")
@@ -356,7 +379,7 @@ def _names(raw: dict, key: str, known: dict) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _per_name(raw: dict, key: str, known: dict) -> dict[str, dict[str, Any]]:
+def _per_name(raw: dict, key: str, known) -> dict[str, dict[str, Any]]:
     from drfidelity.core.validation import close_match
 
     value = raw.get(key) or {}
@@ -364,7 +387,7 @@ def _per_name(raw: dict, key: str, known: dict) -> dict[str, dict[str, Any]]:
         raise ParamsError(f"{key} must be a mapping of name -> settings, got {brief(value)}")
     result = {}
     for name, settings in value.items():
-        if name not in known:
+        if known is not None and name not in known:
             raise ParamsError(f"{key}.{name}: unknown name{close_match(name, known)} "
                               f"(known: {', '.join(known)})")
         settings = settings or {}

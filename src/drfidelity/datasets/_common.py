@@ -50,6 +50,19 @@ def project(latent: np.ndarray, rng: np.random.Generator, d: int) -> tuple[np.nd
     return np.ascontiguousarray(latent @ q.T), q
 
 
+def haar_orthogonal(rng: np.random.Generator, d: int) -> np.ndarray:
+    """A Haar-distributed (uniform) random orthogonal ``d`` x ``d`` matrix.
+
+    Draws G ~ N(0, 1)^(d x d) from ``rng`` (one ``standard_normal((d, d))`` call, row-major),
+    takes G = QR (``numpy.linalg.qr``) and flips each column j of Q by the sign of R[j, j]
+    (+1 where R[j, j] is 0). Without the flip, Q would lean on LAPACK's sign convention and
+    not be Haar (Mezzadri 2007, "How to generate random matrices from the classical compact
+    groups").
+    """
+    q, r = np.linalg.qr(rng.standard_normal((d, d)))
+    return q * np.where(np.diag(r) < 0, -1.0, 1.0)
+
+
 def intra_cluster_nn(blocks: list[np.ndarray]) -> float:
     """Median over all points of the distance to the nearest other member of the same block.
 

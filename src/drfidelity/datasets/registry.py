@@ -1,7 +1,7 @@
 """Name -> :class:`~.spec.DatasetSpec` registry and the validated entry point
 :func:`make_dataset`.
 
-The names (:data:`drfidelity.core.registry.DATASET_NAMES`) are all that validating
+The names (:data:`drfidelity.registry.DATASET_NAMES`) are all that validating
 ``params.yaml`` needs; a dataset's module (its generator and spec) is imported when its spec is
 first looked up in :data:`DATASETS`.
 """
@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterator
 
-from drfidelity.core.registry import DATASET_NAMES as NAMES
+from drfidelity.registry import DATASET_NAMES as NAMES
 from drfidelity.core.validation import known_keys
 
 if TYPE_CHECKING:  # the generators' modules (numpy, scikit-learn) load on first lookup

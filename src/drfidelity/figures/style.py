@@ -17,10 +17,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 #: one colour per method in every figure (the previous release's palette; DREAMS gets the
-#: colour the next release gave it, it had none before).
+#: colour the next release gave it, it had none before; the living benchmark's three, which no
+#: frozen release draws, the two tab10 colours left besides grey, and tab20b's dark blue).
 METHOD_COLORS = {
     "PCA": "#1f77b4", "Isomap": "#17becf", "PyMDE": "#2ca02c", "PCC": "#9467bd",
     "t-SNE": "#ff7f0e", "UMAP": "#d62728", "DREAMS": "#e377c2", "toorPIA": "#000000",
+    "PaCMAP": "#8c564b", "TriMap": "#bcbd22", "PHATE": "#393b79",
 }
 DPI = 200
 #: width of a full-width figure in inches: the text width of a one-column paper, so that the

@@ -15,7 +15,7 @@ methods, against well under a second of fitting on small inputs). So job process
 from a *forkserver*: one process per stage that has imported the libraries of the stage's
 methods (their wrappers' ``PRELOAD``) and run nothing else, so every job starts from the state
 an import leaves, as a spawned process does once it has imported, without paying for it.
-numba-compiled code still comes from the disk cache (see :mod:`drfidelity.methods.umap_`).
+numba-compiled code still comes from the disk cache (see :mod:`drfidelity.methods.umap`).
 Where there is no forkserver (Windows), each job's process is spawned and imports for itself.
 """
 

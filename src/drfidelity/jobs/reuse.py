@@ -20,18 +20,18 @@ from pathlib import Path
 from typing import Callable
 
 from drfidelity.core.layout import read_map, read_status
-from drfidelity.core.registry import METHODS
 from drfidelity.core.validation import check_map
 from drfidelity.jobs.job import Job
-from drfidelity.methods.base import EmbedContext, injection_key
-from drfidelity.methods.external import cache_path
+from drfidelity.methods.base import injection_key
+from drfidelity.methods.external import EmbedContext, cache_path
+from drfidelity.method_specs import spec
 
 
 def injected_here(job: Job, context: EmbedContext | None) -> bool:
     """Whether coordinates are injected for ``job`` from this pipeline's own files."""
     if context is None or job.extend:
         return False
-    method = METHODS[job.method]
+    method = spec(job.method)
     folder, mode = injection_key(method, method.settings(job.kwargs))
     return cache_path(context, folder, mode, job.seed).is_file()
 
@@ -48,7 +48,7 @@ def reused_map(folder: Path, stage: str, job: Job, fingerprint: str, settings: d
     points, ``settings`` those the job runs with as its stage records them; the map is
     returned as the job returns it (one array, or the fit and added maps).
     """
-    if METHODS[job.method].local_only or injected_here(job, context):
+    if spec(job.method).local_only or injected_here(job, context):
         return None
     if not (folder / "status.json").is_file():
         return None

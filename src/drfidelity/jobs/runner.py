@@ -25,7 +25,7 @@ import numpy as np
 
 from drfidelity.core import runtime
 from drfidelity.core.layout import dvc_stage
-from drfidelity.core.registry import METHODS
+from drfidelity.method_specs import spec
 from drfidelity.methods.base import EmbedContext, Outcome, run_job
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 from drfidelity.jobs.fresh import in_fresh_process, preload
@@ -52,7 +52,7 @@ class Input:
 def runs_here(job: Job, context: EmbedContext | None) -> bool:
     """Whether the job needs files of this checkout: a method that reads them, or
     coordinates injected for this job."""
-    return METHODS[job.method].local_only or injected_here(job, context)
+    return spec(job.method).local_only or injected_here(job, context)
 
 
 #: the input of the job this fresh process runs, set by its initializer
@@ -127,8 +127,7 @@ def _run_fresh(job: Job, inputs: dict[str, Input], progress: "Progress", gate: M
 def preloaded(jobs: list[Job]) -> list[str]:
     """What the jobs' processes start with: this module, and each method's wrapper and the
     libraries it names (its ``PRELOAD``)."""
-    wrappers = [f"drfidelity.methods.{name}"
-                for name in sorted({METHODS[job.method].wrapper for job in jobs})]
+    wrappers = sorted({spec(job.method).wrapper for job in jobs})
     libraries = [name for wrapper in wrappers
                  for name in importlib.import_module(wrapper).PRELOAD]
     return [__name__, *wrappers, *dict.fromkeys(libraries)]
@@ -137,13 +136,13 @@ def preloaded(jobs: list[Job]) -> list[str]:
 class Progress:
     """What the log says while jobs run (CI-log friendly: whole lines, no redraws): a line per
     finished job with the count, the time and an ETA that weighs the remaining jobs by their
-    method's expected cost (:attr:`~drfidelity.core.registry.Method.seconds`, scaled by how
+    method's expected cost (:attr:`~drfidelity.core.method.Method.seconds`, scaled by how
     the finished jobs compared with theirs), the running jobs when nothing was printed for
     ``quiet_s`` seconds, and each distinct library warning once, with the job that raised it."""
 
     def __init__(self, label: str, todo: list[Job], workers: int, quiet_s: float = 30.0):
         self.label, self.workers, self.quiet_s = label, max(1, workers), quiet_s
-        self.expected = {job: METHODS[job.method].seconds for job in todo}
+        self.expected = {job: spec(job.method).seconds for job in todo}
         self.running: dict[Job, float] = {}
         self.lock = threading.Lock()
         self.done, self.spent, self.spent_expected = 0, 0.0, 0.0
@@ -216,7 +215,7 @@ def execute(todo: list[Job], inputs: dict[str, Input], workers: int,
     address = scheduler_address()
     remote = [job for job in todo if address and not runs_here(job, inputs[job.config].context)]
     local = sorted((job for job in todo if job not in remote),
-                   key=lambda job: -METHODS[job.method].seconds)
+                   key=lambda job: -spec(job.method).seconds)
     points = {config: _points(inputs[config]) for config in {job.config for job in local}}
     needs = {job: expected_peak(job.method, points[job.config]) for job in local}
     gate = MemoryGate(budget=meminfo("MemAvailable"), limit=meminfo("MemTotal"))

@@ -1,6 +1,6 @@
 """The method interface: a seeded function from an (N, D) matrix to an (N, 2) embedding.
 
-Every method is registered as a :class:`~.registry.Method`. The runners :func:`embed` and
+Every method is registered as a :class:`~drfidelity.core.method.Method`. The runners :func:`embed` and
 :func:`embed_extend` seed numpy's global RNG before the call (Isomap's ARPACK start vector and
 PCC's reference sampling read it), check every hyper-parameter (:meth:`Method.settings`) and
 check the result, so a wrapper only has to call its library with the benchmark's settings.
@@ -12,16 +12,19 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 
 from drfidelity.core import runtime
-from drfidelity.core.registry import METHODS, Method
+from drfidelity.core.method import Method
 from drfidelity.core.validation import check_map, check_matrix
 from drfidelity.jobs.job import Job
+
+from . import external
+from .external import EmbedContext
+from drfidelity.method_specs import spec
 
 
 class SkipMethod(Exception):
@@ -33,15 +36,6 @@ class SkipMethod(Exception):
 
 class NotOperable(SkipMethod):
     """The method has no out-of-sample operation; the message is the reason reported."""
-
-
-@dataclass(frozen=True)
-class EmbedContext:
-    """Where a method may find precomputed coordinates for this input (see ``external``)."""
-
-    root: Path
-    dataset: str
-    tag: str
 
 
 def embed(method: Method, X: np.ndarray, seed: int, context: EmbedContext | None = None,
@@ -63,7 +57,7 @@ def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext |
     Parameters
     ----------
     method : Method
-        A registered method (:data:`drfidelity.methods.METHODS`).
+        A registered method (:func:`drfidelity.method_specs.spec`).
     X : array_like, shape (N, D)
         Finite data, N >= 2.
     seed : int
@@ -86,8 +80,6 @@ def run_method(method: Method, X: np.ndarray, seed: int, context: EmbedContext |
     and are validated like toorPIA's cache (:func:`drfidelity.methods.external.load_cached`:
     the recorded input fingerprint must be that of ``X``).
     """
-    from . import external  # it imports this module
-
     settings = method.settings(params)
     X = check_matrix("X", X, min_rows=2)
     if context is not None:
@@ -139,7 +131,7 @@ def run_job(job: Job, arrays: dict[str, np.ndarray], context: EmbedContext | Non
     which is therefore no dependency of any stage."""
     runtime.require_exact(job.describe())
     start = time.perf_counter()
-    method = METHODS[job.method]
+    method = spec(job.method)
     with warnings.catch_warnings(record=True) as caught:
         try:
             if job.extend:

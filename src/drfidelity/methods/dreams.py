@@ -14,7 +14,7 @@ import numpy as np
 
 from drfidelity.core.validation import real
 
-from drfidelity.core.registry import clamp_perplexity
+from drfidelity.core.method import clamp_perplexity
 
 #: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
 PRELOAD = ("openTSNE", "sklearn.decomposition")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -27,10 +28,17 @@ import numpy as np
 from drfidelity.core.storage import atomic_write, digest, fingerprint
 from drfidelity.core.validation import check_map, check_matrix
 
-from .base import EmbedContext
-
 CACHE_DIR = "external_embeddings"
 MANIFEST = "external_embeddings.manifest.json"
+
+
+@dataclass(frozen=True)
+class EmbedContext:
+    """Where a method may find precomputed coordinates for this input (root, dataset, tag)."""
+
+    root: Path
+    dataset: str
+    tag: str
 
 
 def cache_path(context: EmbedContext, method: str, mode: str, seed: int) -> Path:

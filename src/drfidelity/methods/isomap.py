@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from drfidelity.core.registry import clamp_neighbours
+from drfidelity.core.method import clamp_neighbours
 
 #: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
 PRELOAD = ("sklearn.manifold",)

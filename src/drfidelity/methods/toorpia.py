@@ -40,7 +40,8 @@ from . import external
 from drfidelity.core import runtime
 from drfidelity.core.validation import check_map, check_matrix, integer, real
 
-from .base import EmbedContext, SkipMethod
+from .base import SkipMethod
+from .external import EmbedContext
 
 #: nothing preloaded (drfidelity.jobs.fresh): its jobs read the cache; the client loads only
 #: for a call to the service

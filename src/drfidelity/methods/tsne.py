@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from drfidelity.core.registry import clamp_perplexity
+from drfidelity.core.method import clamp_perplexity
 
 #: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
 PRELOAD = ("sklearn.manifold",)

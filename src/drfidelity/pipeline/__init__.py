@@ -3,7 +3,10 @@
 A stage is a module of this package with a ``run`` function and a module-level ``TARGET``:
 ``"dataset"`` (``run(params, dataset, root)``), ``"study"`` (``run(params, study, root)``) or
 ``None`` (``run(params, root)``); a ``run`` with a ``jobs`` or ``reuse`` keyword gets ``--jobs``
-or ``--reuse``. The stages
+or ``--reuse``. Its ``NAMES`` are what params are checked against
+(:func:`~drfidelity.core.params.load_params`): the registry (:data:`drfidelity.registry.NAMES`),
+or None for a map stage, which finds its one method by name, so that adding a method, dataset
+or study leaves it up to date. The stages
 are the modules of this folder, found by name alone: a stage command imports its own module and
 reads no other, so adding or editing a stage changes no other stage's code.
 """

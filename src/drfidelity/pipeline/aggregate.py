@@ -18,6 +18,7 @@ from drfidelity.core.files import write_csv
 from drfidelity.core.layout import (bridges_path, ceiling_path, per_run_path, results_dir,
                                     skipped_path, stability_path)
 from drfidelity.core.params import Params
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

@@ -17,6 +17,7 @@ from drfidelity.core.files import write_csv, write_text
 from drfidelity.core.layout import (comparison_paths, published_release, published_results_dir,
                                     results_dir)
 from drfidelity.core.params import Params
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

@@ -22,25 +22,27 @@ from pathlib import Path
 from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import data_dir, load_data, map_record, method_maps_dir
 from drfidelity.core.params import Params
-from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
 from drfidelity.jobs.reuse import reused_map, taken_maps
 from drfidelity.jobs.runner import Input, run_all
-from drfidelity.methods.base import EmbedContext
+from drfidelity.methods.external import EmbedContext
+from drfidelity.method_specs import spec
 
 TARGET = "dataset/method"  # what the stage runs on (see drfidelity.pipeline)
+#: no registry: a map stage finds its method by name and checks its settings alone
+NAMES = None
 
 
 def plan(params: Params, name: str) -> list[Job]:
     """Method ``name``'s jobs: seeds 0..R-1 for a stochastic method, seed 0 otherwise."""
     return [Job.of(name, seed, params.method_params.get(name, {}))
-            for seed in METHODS[name].seeds(params.seeds)]
+            for seed in spec(name).seeds(params.seeds)]
 
 
 def used_settings(params: Params, name: str, n: int) -> dict:
     """The hyper-parameters method ``name`` runs with on n points: params over defaults, with
     the values a wrapper clamps for small inputs (t-SNE perplexity, k-NN sizes) as used."""
-    method = METHODS[name]
+    method = spec(name)
     return method.used(method.settings(params.method_params.get(name, {})), n)
 
 
@@ -49,7 +51,7 @@ def run(params: Params, target: str, root: Path, jobs: int | None = None,
     dataset, name = target.split("/")
     meta, _ = load_data(params, dataset, root)  # the jobs read X.npy: checked here first
     fingerprint, n = meta["fingerprint"], meta["shape"][0]
-    asked = METHODS[name].settings(params.method_params.get(name, {}))
+    asked = spec(name).settings(params.method_params.get(name, {}), f"method_params.{name}")
     used = used_settings(params, name, n)
     for key, value in used.items():
         if value != asked[key]:
@@ -67,7 +69,7 @@ def run(params: Params, target: str, root: Path, jobs: int | None = None,
     if skipped:
         entry = {"status": "skipped", "reason": next(iter(skipped.values()))}
     else:
-        entry = {"status": "ok", "seeds": METHODS[name].seeds(params.seeds), "settings": used,
+        entry = {"status": "ok", "seeds": spec(name).seeds(params.seeds), "settings": used,
                  "injected": {str(job.seed): where for job, where in injected.items()}}
     arrays = {f"seed{job.seed}": maps[job] for job in sorted(maps, key=lambda job: job.seed)}
     record = {"data_fingerprint": fingerprint, "methods": {name: entry},

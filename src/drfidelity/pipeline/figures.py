@@ -22,6 +22,7 @@ from drfidelity.figures.analysis import DatasetView
 from drfidelity.figures.dataset import draw_all
 from drfidelity.figures.settings import dataset_heading, figure_names
 from drfidelity.core.storage import atomic_write
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 

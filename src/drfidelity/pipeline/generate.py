@@ -11,6 +11,7 @@ from drfidelity.core.layout import data_dir, data_identity
 from drfidelity.core.params import Params
 from drfidelity.core.storage import fingerprint
 from drfidelity.metrics.inputs import check_score_memory
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 

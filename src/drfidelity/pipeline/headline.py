@@ -18,6 +18,7 @@ from drfidelity.core.files import dumps_json, write_csv, write_text
 from drfidelity.core.layout import results_dir
 from drfidelity.core.params import Params
 from drfidelity.report.tables import headline
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

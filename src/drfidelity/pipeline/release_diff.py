@@ -19,6 +19,7 @@ from drfidelity.core.layout import (RELEASES, release_diff_paths, release_maps_d
 from drfidelity.core.params import Params, load_params
 from drfidelity.release_diff import (CELL_COLUMNS, INCONSISTENCY_COLUMNS, RANKING_COLUMNS,
                                      SUMMARY_COLUMNS, Release, diff_releases)
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
@@ -29,7 +30,7 @@ EMPTY = {"cells": CELL_COLUMNS, "summary": SUMMARY_COLUMNS, "ranking": RANKING_C
 def load_release(root: Path, tag: str, params: Params) -> Release:
     """``tag`` as imported, with its ranking rule: ``params`` (the root's) for the first
     release, the release's own params.yaml for a later one."""
-    rules = params if tag == RELEASES[0] else load_params(release_params_path(root, tag))
+    rules = params if tag == RELEASES[0] else load_params(release_params_path(root, tag), NAMES)
     return Release(tag, release_results_dir(root, tag), release_paper_tables_dir(root, tag),
                    release_maps_dir(root, tag), rules.ranking)
 

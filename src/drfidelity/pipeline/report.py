@@ -42,6 +42,7 @@ from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.core.storage import atomic_write
 from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT, interval_words
 from drfidelity.report.tuning import tuning, tuning_latex, tuning_macros
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

@@ -17,6 +17,7 @@ from drfidelity.scale import study as scaling
 from drfidelity.core.files import dumps_json, write_csv, write_text
 from drfidelity.core.layout import results_dir
 from drfidelity.core.params import Params
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

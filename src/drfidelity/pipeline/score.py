@@ -36,11 +36,12 @@ from drfidelity.metrics.bridges import bridge_gaps
 from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
 from drfidelity.metrics.stability import mean_pairwise_disparity, position_dispersion
 from drfidelity.metrics.timeseries import random_walk_readouts
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.core.files import write_csv
 from drfidelity.core.layout import (bridges_path, ceiling_path, load_data, load_embeddings,
                                     per_run_path, skipped_path, stability_path)
 from drfidelity.core.params import Params
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 

@@ -9,6 +9,8 @@ from drfidelity.core.params import Params
 from drfidelity.supplements.embedding import embed_study
 
 TARGET = "study/method"  # what the stage runs on (see drfidelity.pipeline)
+#: no registry: a map stage finds its method by name and checks its settings alone
+NAMES = None
 
 
 def run(params: Params, target: str, root: Path, jobs: int | None = None,

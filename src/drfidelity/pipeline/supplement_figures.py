@@ -37,6 +37,7 @@ from drfidelity.scale import CONFIG_FILE, MACHINE_FILE
 from drfidelity.studies import all_studies
 from drfidelity.supplements.scoring import metric
 from drfidelity.supplements.summaries import write_summaries
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from drfidelity.core.params import Params
 from drfidelity.supplements.inputs import write_study_inputs
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = "study"  # what the stage runs on (see drfidelity.pipeline)
 

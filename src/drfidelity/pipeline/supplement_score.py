@@ -8,6 +8,7 @@ from pathlib import Path
 
 from drfidelity.core.params import Params
 from drfidelity.supplements.scoring import score_tables
+from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = "study"  # what the stage runs on (see drfidelity.pipeline)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from drfidelity.core.layout import comparison_paths
 from drfidelity.core.params import Params, snr_label
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.datasets.registry import DATASETS, knob_values
 from drfidelity.report.captions import figure_caption
 from drfidelity.report.claims import claims, tuning_table

@@ -6,7 +6,7 @@ output is rebuilt; and the phrases the report's sentences share.
 from __future__ import annotations
 
 from drfidelity.core.params import Params, snr_label
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.datasets.registry import DATASETS
 from drfidelity.figures.settings import POINTWISE_KAPPA_S, POINTWISE_KAPPA_T
 from drfidelity.metrics import bands

@@ -160,6 +160,8 @@ def setup_macros(params, constants: dict[str, object]) -> list[str]:
                   if isinstance(v, (int, float)) and method != "toorPIA"]
     for study, settings in params.supplements.items():
         for key, value in settings.items():
+            if isinstance(value, bool):  # a switch (noise_dims.rotated), not a quoted number
+                continue
             if isinstance(value, (int, float)):
                 lines.append(macro(macro_name(study, key), number(value)))
             elif isinstance(value, list) and value and isinstance(value[0], (int, float)):

@@ -17,7 +17,7 @@ from typing import Collection, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.report.ranking import composite_points, row_order, scored_columns, scored_keys
 
 CI_MIN_WIDTH = 5e-4

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.report.claims import leaders, medians
 from drfidelity.report.latex import escape, macro, number, wrapped_table
 from drfidelity.report.tables import TRUTH_PAIRS, Cell, Column, RankingTable, fixed

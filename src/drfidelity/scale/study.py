@@ -89,7 +89,7 @@ def load_config(path: Path) -> ScaleConfig:
     import yaml
 
     from drfidelity.datasets.registry import DATASETS
-    from drfidelity.core.registry import METHODS
+    from drfidelity.registry import METHODS
 
     raw = yaml.safe_load(Path(path).read_text()) or {}
     where = Path(path).name
@@ -127,7 +127,7 @@ def _engine_call(arrays: dict) -> dict[str, float]:
     """Seconds of ``Reference(X)`` and of one ``score`` of the PCA map (the whole canonical
     column set, per-point columns included, with the input's ground truth)."""
     from drfidelity.datasets.inputs import GROUND_TRUTH
-    from drfidelity.core.registry import METHODS
+    from drfidelity.registry import METHODS
     from drfidelity.methods.base import run_method
     from drfidelity.metrics import Reference
 
@@ -146,7 +146,7 @@ def measure_here(task: Task) -> dict[str, Any]:
     A method whose maps come from a remote service (toorPIA) runs only with its API key, on a
     scratch cache folder (so that the call is timed, never a cached map).
     """
-    from drfidelity.core.registry import METHODS
+    from drfidelity.registry import METHODS
     from drfidelity.methods.base import EmbedContext, SkipMethod, run_method
     from drfidelity.methods.toorpia import KEY_VARIABLE
 

@@ -1,33 +1,47 @@
 """The supplements: the previous release's other frozen configurations, one module per study.
 
 A study is the module ``drfidelity.studies.<name>`` with its :class:`~.spec.StudySpec` as
-``SPEC``; its name in :data:`drfidelity.core.registry.STUDY_NAMES` registers it. A module is
-imported when its spec is first looked up, so the stage of one study loads that study alone
-(its ``dvc.yaml`` code dep is ``src/drfidelity/studies/<name>.py``). The stages that run
-them are generic: :mod:`drfidelity.supplements`.
+``SPEC``; its name in :data:`drfidelity.registry.STUDY_NAMES` registers it (the order of its
+stages and tables). A module is imported when its spec is first looked up, by its name alone, so
+the stage of one study loads that study alone (its ``dvc.yaml`` code dep is
+``src/drfidelity/studies/<name>.py``) and reads no list of names. The stages that run them are
+generic: :mod:`drfidelity.supplements`.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Iterator
-
-from drfidelity.core import registry
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .spec import StudySpec
 
+#: public names defined in submodules, loaded on first access (PEP 562)
+_LAZY = {"all_studies": "registered"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+
 
 def study(name: str) -> StudySpec:
-    """The spec of study ``name``; an unknown name raises, listing the studies."""
-    if name not in registry.STUDY_NAMES:
-        raise ValueError(f"unknown study {name!r}; studies: {', '.join(registry.STUDY_NAMES)}")
-    return importlib.import_module(f"drfidelity.studies.{name}").SPEC
-
-
-def all_studies() -> Iterator[StudySpec]:
-    """Every study's spec, in registry order (imports every study module)."""
-    return (study(name) for name in registry.STUDY_NAMES)
+    """The spec of study ``name`` (the ``SPEC`` of ``drfidelity.studies.<name>``); an unknown
+    name raises."""
+    module = f"drfidelity.studies.{name}"
+    if not (isinstance(name, str) and name.isidentifier() and not name.startswith("_")
+            and name not in ("spec", "registered")):
+        raise ValueError(f"unknown study {name!r}")
+    try:
+        found = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        raise ValueError(f"unknown study {name!r}: no module {module}") from None
+    if getattr(getattr(found, "SPEC", None), "name", None) != name:
+        raise ValueError(f"unknown study {name!r}: {module} defines no SPEC of that name")
+    return found.SPEC
 
 
 def table_pair(target: str) -> tuple[StudySpec, str]:

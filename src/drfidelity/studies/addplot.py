@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
-from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
+from drfidelity.method_specs import spec as method_spec
 from drfidelity.studies.spec import Config, StudySpec, TablePair
 
 NAME = "addplot"
@@ -46,7 +46,8 @@ def inputs(params: Params, settings: dict) -> list[Config]:
                                    snr=params.snr, **settings)
 
     jobs = tuple(Job.of(name, seed, params.method_params.get(name, {}), extend=True)
-                 for name in params.methods for seed in METHODS[name].seeds(params.seeds))
+                 for name in params.job_methods()
+                 for seed in method_spec(name).seeds(params.seeds))
     return [Config("", {}, build, ("outliers", params.tag), jobs)]
 
 

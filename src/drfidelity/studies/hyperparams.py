@@ -11,9 +11,9 @@ from __future__ import annotations
 import pandas as pd
 
 from drfidelity.core.params import ParamsError, Params
-from drfidelity.core.registry import DATASET_NAMES, METHODS
 from drfidelity.core.validation import close_match
 from drfidelity.jobs.job import Job
+from drfidelity.method_specs import spec as method_spec
 from drfidelity.studies.spec import Config, StudySpec, TablePair
 
 NAME = "hyperparams"
@@ -36,16 +36,25 @@ KNOB_WORDS = {"perplexity": "perplexity", "n_neighbors": "number of neighbours",
 TITLE = "Supplement — hyper-parameter sensitivity"
 
 
-def check(settings: dict, where: str) -> None:
-    """Known datasets, methods and knobs, each value valid for its method."""
-    for name in settings["datasets"]:
-        if name not in DATASET_NAMES:
+def check(settings: dict, where: str, params: Params) -> None:
+    """Known datasets, methods and knobs, each value valid for its method: against the
+    registry (``params.names``) where the stage reads it; a map stage (which reads no list of
+    names) checks its own method's grid alone, after the study's inputs stage checked them all."""
+    names = params.names
+    for name in settings["datasets"] if names else ():
+        if name not in names.datasets:
             raise ParamsError(f"{where}.datasets: unknown dataset "
-                              f"{name!r}{close_match(name, DATASET_NAMES)}")
+                              f"{name!r}{close_match(name, names.datasets)}")
     for name, knobs in settings["grid"].items():
         grid = f"{where}.grid.{name}"
-        if name not in METHODS:
-            raise ParamsError(f"{grid}: unknown method (known: {', '.join(METHODS)})")
+        if params.only is not None and name != params.only:
+            continue
+        if names is not None and name not in names.methods:
+            raise ParamsError(f"{grid}: unknown method (known: {', '.join(names.methods)})")
+        try:
+            method_spec(name)
+        except ValueError as exc:
+            raise ParamsError(f"{grid}: {exc}") from None
         if not isinstance(knobs, dict) or not knobs:
             raise ParamsError(f"{grid} must map knob -> list of values, got {knobs!r}")
         for knob, values in knobs.items():
@@ -53,7 +62,7 @@ def check(settings: dict, where: str) -> None:
                 raise ParamsError(f"{grid}.{knob} must be a non-empty list, got {values!r}")
             for value in values:
                 try:
-                    METHODS[name].settings({knob: value}, where=grid)
+                    method_spec(name).settings({knob: value}, where=grid)
                 except ValueError as exc:
                     raise ParamsError(str(exc)) from None
 
@@ -62,14 +71,15 @@ def inputs(params: Params, settings: dict) -> list[Config]:
     """One input per dataset of the study that ``datasets`` lists; a job per method of the
     grid that ``methods`` lists, per knob value and seed."""
     grid = {name: knobs for name, knobs in settings["grid"].items() if name in params.methods}
+    run = params.job_methods(grid)
     result = []
     for dataset in settings["datasets"]:
         if dataset not in params.datasets or not grid:
             continue
         jobs = [Job.of(name, seed, {**params.method_params.get(name, {}), knob: value},
                        config=dataset, label=f"{name}/{knob}={value}")
-                for name, knobs in grid.items() for knob, values in knobs.items()
-                for value in values for seed in METHODS[name].seeds(params.seeds)]
+                for name, knobs in grid.items() if name in run for knob, values in knobs.items()
+                for value in values for seed in method_spec(name).seeds(params.seeds)]
 
         def build(data, dataset=dataset) -> dict:
             return data.generate(dataset, n=params.n, d=params.d, data_seed=params.data_seed,
@@ -108,7 +118,7 @@ def tabulate(params: Params, per_run, kit) -> dict:
     rows = per_run.assign(method=per_run["method"].str.split("/").str[0])
     rows = rows[["dataset", "method", "knob", "value", "seed", *RUN_METRICS]]
     # integer knobs stay integers ("5", not "5.0"), whatever the CSV round trip made of them
-    values = [int(v) if isinstance(METHODS[m].defaults.get(k), int) and float(v).is_integer()
+    values = [int(v) if isinstance(method_spec(m).defaults.get(k), int) and float(v).is_integer()
               else float(v) for m, k, v in zip(rows["method"], rows["knob"], rows["value"])]
     rows = rows.assign(value=pd.Series(values, index=rows.index, dtype=object))
     return {PAIR.per_run: rows,
@@ -120,10 +130,13 @@ def defaults(params: Params, aggregated) -> dict[tuple[str, str], float]:
     """(method, knob) -> the main benchmark's setting (registry default or params.yaml)."""
     result = {}
     for method, knob in aggregated[["method", "knob"]].drop_duplicates().itertuples(index=False):
-        if method in METHODS:
-            settings = {**METHODS[method].defaults, **params.method_params.get(method, {})}
-            if knob in settings:
-                result[(method, knob)] = float(settings[knob])
+        try:
+            found = method_spec(method)
+        except ValueError:  # a label of no registered method
+            continue
+        settings = {**found.defaults, **params.method_params.get(method, {})}
+        if knob in settings:
+            result[(method, knob)] = float(settings[knob])
     return result
 
 

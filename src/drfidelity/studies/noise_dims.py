@@ -7,6 +7,13 @@ seeds) keep the method name and go to ``dimsweep``; its embedding endpoint gets 
 and table pair ``dimsweep_embedding``. Three grids: ``dims`` (every method), ``toorpia_dims``
 (toorPIA's two endpoints only: the previous project's v1.4.0 kept D = 768 for toorPIA alone)
 and ``toorpia_extra_dims`` x ``toorpia_extra_seeds`` (its CSV-form endpoint only).
+
+The signal is axis-aligned (its first columns), which favours a method that selects or weights
+columns; Euclidean-distance methods are rotation-invariant. ``rotated`` (off when absent, as in
+the frozen params) adds a twin of each ``dims`` input turned by a Haar-random rotation
+(``dim<D>_rot``, rotation seed = ``data_seed``), mapped by every method but toorPIA, whose maps
+are imported from its service for the axis-aligned inputs only; its rows are labelled
+``<method>-rotated``.
 """
 
 from __future__ import annotations
@@ -43,9 +50,15 @@ LANDMARK_DIMS = (6, 40, 80, 200, 250, 300, 400, 500, 768, 1500, 2000, 6000)
 TOORPIA_EMBEDDING = "toorPIA (embedding endpoint)"
 TOORPIA_CSVFORM = "toorPIA (CSV-form endpoint)"
 TITLE = "Supplement — noise dimensions"
+#: the rotated inputs' key suffix and their jobs' label suffix
+ROTATED_KEY = "_rot"
+ROTATED = "-rotated"
+#: why toorPIA has no rotated maps (the console's notes and the report say it)
+TOORPIA_NOT_ROTATED = ("its maps are imported from its closed service, which mapped the "
+                       "axis-aligned inputs only")
 
 
-def check(settings: dict, where: str) -> None:
+def check(settings: dict, where: str, params: Params) -> None:
     for key in ("dims", "toorpia_dims", "toorpia_extra_dims"):
         for q, dim in enumerate(settings[key]):
             if dim < settings["n_principal"]:
@@ -86,7 +99,36 @@ def inputs(params: Params, settings: dict) -> list[Config]:
         tag = f"n{params.n}_dim{dim}" + ("" if data_seed == 42 else f"_ds{data_seed}")
         result.append(Config(key, {"dim": dim, "n": params.n, "data_seed": data_seed}, build,
                              (NAME, tag), tuple(jobs)))
+    if settings["rotated"] and generic:
+        result += rotated_inputs(params, settings, knobs, generic)
     return result
+
+
+def rotated_inputs(params: Params, settings: dict, knobs: dict, generic: list[str]
+                   ) -> list[Config]:
+    """The rotated twin of each ``dims`` input (after all the axis-aligned ones, so theirs
+    keep their order): the same ids, its jobs labelled ``<method>-rotated``."""
+    seed = settings["data_seed"]
+    result = []
+    for dim in settings["dims"]:
+        key = f"dim{dim}{ROTATED_KEY}"
+        jobs = tuple(Job.of(job.method, job.seed, job.kwargs, config=key,
+                            label=job.method + ROTATED)
+                     for job in method_jobs(params, key, generic))
+
+        def build(data, dim=dim) -> dict:
+            return data.generate(NAME, n=params.n, d=dim, data_seed=seed, snr=math.inf,
+                                 params={**knobs, "rotation_seed": seed})
+
+        result.append(Config(key, {"dim": dim, "n": params.n, "data_seed": seed}, build,
+                             (NAME, f"n{params.n}_dim{dim}{ROTATED_KEY}"), jobs))
+    return result
+
+
+def notes(params: Params, settings: dict) -> list[str]:
+    if not (settings["rotated"] and "toorPIA" in params.methods):
+        return []
+    return [f"method toorPIA skipped on the rotated inputs: {TOORPIA_NOT_ROTATED}"]
 
 
 def table_of(job: Job) -> str:
@@ -135,6 +177,7 @@ def figures(params: Params, root, drawn, kit) -> None:
         "padded with noise columns", kit.snr_label(math.inf), params.n,
         f"{min(dims)}–{max(dims)}" if dims else "—")
     if generic is not None:
+        generic = axis_aligned(generic)  # the rotated rows are in the tables
         knn = kit.metric("labels.knn_label_accuracy")
         ambient = {}
         for dim in dims:
@@ -159,9 +202,21 @@ def figures(params: Params, root, drawn, kit) -> None:
                   kit.draw.dims_grid_caption, skipped=skipped, dims=sorted(labels))
 
 
+def axis_aligned(frame):
+    """The rows of the axis-aligned inputs (no ``-rotated`` label)."""
+    return frame[~frame["method"].str.endswith(ROTATED)]
+
+
+def rotated_methods(generic, kit) -> list[str]:
+    """The methods with rows on the rotated inputs, in canonical order."""
+    labels = set(generic["method"])
+    return [m for m in kit.ordered(axis_aligned(generic)["method"]) if m + ROTATED in labels]
+
+
 def table(generic, embedding, kit):
     """2-D kNN label accuracy at the landmark dimensions: methods in canonical order without
-    toorPIA, then toorPIA's two arms (its embedding endpoint, then its CSV-form endpoint)."""
+    toorPIA, each followed by its row on the rotated inputs where it has one, then toorPIA's
+    two arms (its embedding endpoint, then its CSV-form endpoint)."""
     knn = generic[generic["metric"] == KNN_METRIC]
     frames = [knn] + ([embedding[embedding["metric"] == KNN_METRIC]]
                       if embedding is not None else [])
@@ -174,9 +229,11 @@ def table(generic, embedding, kit):
         rows[label] = [kit.Cell(kit.cell_text(kit.stats(frame, method, KNN_METRIC, dim=d)))
                        for d in dims]
 
-    for method in kit.ordered(knn["method"]):
+    for method in kit.ordered(axis_aligned(knn)["method"]):
         if method != "toorPIA":
             add(method, knn, method)
+            if method + ROTATED in set(knn["method"]):
+                add(f"{method} (rotated)", knn, method + ROTATED)
     if embedding is not None:
         for method in dict.fromkeys(frames[1]["method"]):
             add(TOORPIA_EMBEDDING, frames[1], method)
@@ -196,7 +253,7 @@ def section(s, kit) -> list:
         "dimensions up to D: at which D does a 2-D map stop separating the labels? toorPIA "
         "runs twice, once through each of its service's endpoints: the CSV-form endpoint "
         "(seeded, so run like a stochastic method) and the embedding endpoint "
-        "(deterministic); the table has a row for each.")]
+        "(deterministic); the table has a row for each. " + alignment(s.params))]
     ambient = curve.get("ambient", {})
     caption = ("**kNN label accuracy against D** (left: the 2-D maps' leave-one-out kNN "
                "accuracy, log D axis, chance dashed, dotted = the same classifier on the raw "
@@ -208,19 +265,41 @@ def section(s, kit) -> list:
     blocks += s.figure("dimension_curve", caption + kit.missing(s, "dimension_curve"))
     blocks += s.figure("dims_grid", s.drawn_caption("dims_grid") + kit.missing(s, "dims_grid"))
     largest = int(generic["dim"].max())
-    leader, value = kit.leader(generic, KNN_METRIC, dim=largest)
+    leader, value = kit.leader(axis_aligned(generic), KNN_METRIC, dim=largest)
     blocks += [kit.Table(ranked), kit.Para(
         f"At the largest D = {largest}, the highest 2-D kNN accuracy is "
         f"{TOORPIA_CSVFORM if leader == 'toorPIA' else leader}'s ({kit.fixed(value)}); "
         "chance is 1/3.")]
+    if rotated_methods(generic, kit):
+        blocks.append(kit.Para(rotated_words(generic, kit)))
     return blocks
+
+
+def alignment(params: Params | None) -> str:
+    """The frozen probe's axis alignment, in words."""
+    count = ("the first" if params is None
+             else f"the first {params.supplements[NAME]['n_principal']}")
+    return (f"The signal sits in {count} columns, axis-aligned (not rotated into the noise "
+            "columns): a method that selects or weights columns can single them out, while "
+            "every method that sees only Euclidean distances would map a rotated copy the "
+            "same way in exact arithmetic.")
+
+
+def rotated_words(generic, kit) -> str:
+    """What the "(rotated)" rows are, and why toorPIA has none."""
+    return ("The rows marked (rotated) map the same inputs turned by a Haar-random rotation "
+            "of all D columns after the z-scoring (pairwise distances unchanged, the signal "
+            "spread over every column), for "
+            f"{', '.join(rotated_methods(generic, kit))}. toorPIA has no rotated row: "
+            f"{TOORPIA_NOT_ROTATED}.")
 
 
 def paper_tables(s, kit, params: Params) -> dict[str, str]:
     """The kNN-accuracy table for the paper's appendix (none where the study did not run)."""
     if GENERIC.aggregated not in s.tables:
         return {}
-    full = table(s.tables[GENERIC.aggregated], s.tables.get(EMBEDDING.aggregated), kit)
+    generic = s.tables[GENERIC.aggregated]
+    full = table(generic, s.tables.get(EMBEDDING.aggregated), kit)
     medians = kit.RankingTable(full.dataset, full.columns, [
         (label, [kit.Cell(c.text.split(" [")[0], c.mark) for c in cells])
         for label, cells in full.rows], full.label)
@@ -231,7 +310,9 @@ def paper_tables(s, kit, params: Params) -> dict[str, str]:
                  "where a method ran several (their intervals are in the report and the "
                  "results file); toorPIA's two endpoints as two rows. The signal "
                  f"sits in the first {params.supplements[NAME]['n_principal']} columns, "
-                 "axis-aligned (not rotated into the noise columns). From "
+                 "axis-aligned (not rotated into the noise columns). "
+                 + (kit.escape(rotated_words(generic, kit)) + " "
+                    if rotated_methods(generic, kit) else "") + "From "
                  r"\texttt{results/dimsweep\_aggregated.csv} and "
                  r"\texttt{results/dimsweep\_embedding\_aggregated.csv}."))}
 
@@ -247,11 +328,13 @@ STAGE_WORDS = "the noise-dimensions stage"
 SPEC = StudySpec(
     name=NAME,
     schema={"dims": [int], "toorpia_dims": (int,), "data_seed": int, "n_principal": int,
-            "cluster_std": float, "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int]},
+            "cluster_std": float, "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int],
+            "rotated": bool},
+    defaults={"rotated": False},  # the frozen params (v1.4.0 and after) leave it out
     ranges={"dims": (1, None, False), "toorpia_dims": (1, None, False),
             "n_principal": (1, None, False), "cluster_std": (0, None, False),
             "toorpia_extra_dims": (1, None, False)},
-    check=check, inputs=inputs, readouts=readouts, tabulate=tabulate, tables=PAIRS,
+    check=check, inputs=inputs, notes=notes, readouts=readouts, tabulate=tabulate, tables=PAIRS,
     table_of=table_of, reads=("data.n",), maps=NAME, stage_words=STAGE_WORDS,
     report_order=50, report_tables=(GENERIC.aggregated, EMBEDDING.aggregated),
     figures=figures, section=section, paper_tables=paper_tables,

@@ -10,7 +10,7 @@ metrics or the report (an edit to the report then reruns no embedding):
 - ``readouts``/``tabulate(..., kit)``: :data:`drfidelity.supplements.scoring.KIT` (the
   metric engine's ``Reference``, ``metric("<module>.<name>")``, the aggregations);
 - ``figures(..., kit)``: :data:`drfidelity.pipeline.supplement_figures.KIT` (the painters of
-  :mod:`drfidelity.report.supplement_figures` as ``kit.draw``, loaders, headings);
+  :mod:`drfidelity.figures.studies` as ``kit.draw``, loaders, headings);
 - ``section``/``paper_tables``/``macros(s, kit)``: :mod:`drfidelity.report.kit` (document
   blocks, table cells and marks, LaTeX helpers, readers of an aggregated table), with ``s``
   the report's :class:`~drfidelity.report.supplements.Supplements` (tables, figure facts,
@@ -24,10 +24,11 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from drfidelity.core.params import Params, check_section
-from drfidelity.core.registry import METHODS
+from drfidelity.core.console import brief
+from drfidelity.core.params import Params, ParamsError, check_section
 from drfidelity.core.storage import fingerprint
 from drfidelity.jobs.job import Job
+from drfidelity.method_specs import spec as method_spec
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,10 @@ class StudySpec:
 
     Wiring: ``schema`` (``supplements.<name>`` key -> type; a one-element list types every
     element) and ``ranges`` (key -> (low, high, low excluded); unlisted integers must be
-    >= 0) check its params section, ``check`` any rule across keys; ``reads`` are the shared
+    >= 0) check its params section, ``check(settings, where, params)`` any rule across keys;
+    ``defaults`` are the values of schema keys the section may leave out (added after a
+    release froze its params, so the frozen files stay as they are and mean what they meant);
+    ``reads`` are the shared
     params keys its inputs read besides ``methods``, ``method_params`` and ``seeds`` (at most
     four: ``dvc.yaml``'s padding); ``maps`` the folder of ``external_maps/`` its toorPIA maps
     come from (None: it reads none).
@@ -122,7 +126,7 @@ class StudySpec:
     section: Callable[..., list]
     figures: Callable[..., None] | None = None
     ranges: Mapping[str, tuple[float, float | None, bool]] = field(default_factory=dict)
-    check: Callable[[dict, str], None] | None = None
+    check: Callable[[dict, str, Params], None] | None = None
     notes: Callable[[Params, dict], list[str]] = no_notes
     table_of: Callable[[Job], str] | None = None
     new_methods: frozenset[str] = frozenset()
@@ -131,15 +135,27 @@ class StudySpec:
     paper_figures: tuple[str, ...] = ()
     macros: Callable[..., list[str]] | None = None
     glossary: Callable[[Params], tuple[str, ...]] | None = None
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def settings(self, params: Params) -> dict:
-        """``supplements.<name>`` checked against the schema and ranges, floats as floats;
-        a bad key or value is a ParamsError naming it."""
+        """``supplements.<name>`` (``defaults`` for the keys it leaves out) checked against
+        the schema and ranges, floats as floats; a bad key or value is a ParamsError naming
+        it."""
         where = f"supplements.{self.name}"
-        settings = check_section(where, params.supplements[self.name], self.schema,
-                                 self.ranges)
+        given = {**self.defaults, **params.supplements[self.name]}
+        # a switch (a bool key) is checked here: check_section holds every number to a
+        # range, and would refuse true as a number
+        switches = {k for k, kind in self.schema.items() if kind is bool and k in given}
+        for key in sorted(switches):
+            if not isinstance(given[key], bool):
+                raise ParamsError(f"{where}.{key} must be true or false, got "
+                                  f"{brief(given[key])}")
+        settings = check_section(
+            where, {k: v for k, v in given.items() if k not in switches},
+            {k: kind for k, kind in self.schema.items() if k not in switches}, self.ranges)
+        settings.update((k, given[k]) for k in switches)
         if self.check is not None:
-            self.check(settings, where)
+            self.check(settings, where, params)
         return settings
 
     def configs(self, params: Params) -> list[Config]:
@@ -159,11 +175,12 @@ class StudySpec:
 
 
 def method_jobs(params: Params, config: str, names=None, **overrides) -> tuple[Job, ...]:
-    """Every method of params (or ``names``) x its seeds on input ``config``."""
+    """Every method of params (or ``names``) x its seeds on input ``config`` (of them, a map
+    stage's own method alone: :meth:`~drfidelity.core.params.Params.job_methods`)."""
     return tuple(Job.of(name, seed, {**params.method_params.get(name, {}), **overrides},
                         config=config)
-                 for name in (names or params.methods)
-                 for seed in METHODS[name].seeds(params.seeds))
+                 for name in params.job_methods(names or None)
+                 for seed in method_spec(name).seeds(params.seeds))
 
 
 def input_meta(arrays: dict[str, np.ndarray]) -> dict:

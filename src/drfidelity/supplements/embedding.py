@@ -15,16 +15,17 @@ computation from the checkout's map folder of the same stage (``reuse``:
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import map_record, study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
-from drfidelity.core.registry import METHODS
 from drfidelity.jobs.job import Job
 from drfidelity.jobs.reuse import reused_map, taken_maps
 from drfidelity.jobs.runner import Input, run_all
-from drfidelity.methods.base import EmbedContext
+from drfidelity.methods.external import EmbedContext
+from drfidelity.method_specs import spec as method_spec
 from drfidelity.studies import study
 from drfidelity.studies.spec import join, map_names
 
@@ -39,7 +40,8 @@ def _input_meta(root: Path, name: str, key: str) -> dict:
 
 def _used(method: str, job: Job, meta: dict) -> dict:
     """The settings ``job`` runs with on its input (params over defaults, clamped to N)."""
-    return METHODS[method].used(METHODS[method].settings(job.kwargs), meta["shape"][0])
+    found = method_spec(method)
+    return found.used(found.settings(job.kwargs), meta["shape"][0])
 
 
 def embed_study(params: Params, target: str, root: Path, jobs: int | None = None,
@@ -49,6 +51,10 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
     computation are taken from that folder (the checkout's of this stage)."""
     name, method = target.split("/")
     where = f"supplement_embed {target}"
+    method_spec(method).settings(params.method_params.get(method, {}),
+                                 f"method_params.{method}")
+    # the study builds this method's jobs alone, so no other method's spec is read
+    params = replace(params, only=method)
     spec = study(name)
     for note in spec.study_notes(params):
         print(f"[{where}] {note}", flush=True)

@@ -26,7 +26,7 @@ from drfidelity.core.files import read_array_dir, write_csv
 from drfidelity.core.layout import (read_map, read_status, results_dir, study_data_dir,
                                     study_embeddings_dir, study_map_stage)
 from drfidelity.core.params import Params
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.datasets.inputs import GROUND_TRUTH
 from drfidelity.jobs.job import Job
 from drfidelity.metrics import Reference

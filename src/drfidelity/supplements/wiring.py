@@ -3,10 +3,13 @@ so that adding a study or a method is its module, its registry line and its para
 hand edit of the pipeline.
 
 * ``studies.yaml``: the items the supplement stages loop over (``vars``).
-* ``method_code/<method>/``: links to the modules of ``src/drfidelity/methods`` that the
-  method's jobs run: the package, the job (:data:`JOB_MODULES`), its wrapper and what these
-  import of the package. A map stage depends on its method's folder, because DVC's templates
-  cannot map a method's name to its wrapper's file; DVC hashes the files the links point to.
+* ``method_code/<method>/``: links to the modules that the method's jobs run: of
+  ``src/drfidelity/methods`` the package, the job (:data:`JOB_MODULES`), its wrapper, and of
+  ``src/drfidelity/method_specs`` the loader and its spec (both found from its name:
+  :func:`drfidelity.core.method.method_key`), with what these import of the two packages. A
+  map stage depends on its method's folder, because DVC's templates cannot map a method's
+  name to its files; DVC hashes the files the links point to. A link of ``method_specs`` is
+  named ``method_specs-<file>`` (``method_specs-umap.py``).
 * The tails of the ``deps`` of ``compare``, ``supplement_figures`` and ``report``: the studies'
   files those single stages read (DVC cannot interpolate a list into a stage's list). Each tail
   opens with the comment :data:`MARK` and runs to the list's closing bracket; the rest of
@@ -36,7 +39,8 @@ import textwrap
 from pathlib import Path
 from typing import Collection
 
-from drfidelity.core.registry import METHODS
+from drfidelity.core.method import spec_module, wrapper_module
+from drfidelity.registry import METHODS
 from drfidelity.studies import all_studies
 
 #: the slots of ``reads`` in dvc.yaml
@@ -56,9 +60,11 @@ CODE = "src/drfidelity/studies"
 MANIFEST = "external_embeddings.manifest.json"
 METHOD_CODE = Path("method_code")
 METHODS_PACKAGE = Path("src/drfidelity/methods")
-#: the modules of src/drfidelity/methods that every job runs: the package and the job itself
-#: (base.run_job, which loads the wrapper by name)
-JOB_MODULES = ("__init__", "base")
+#: the modules that every job runs: the package, the job itself (base.run_job, which loads the
+#: spec and the wrapper by name) and the spec loader
+JOB_MODULES = ("drfidelity.methods", "drfidelity.methods.base", "drfidelity.method_specs")
+#: the packages whose modules a job may run (what method_code/<method>/ links to)
+JOB_PACKAGES = ("drfidelity.methods", "drfidelity.method_specs")
 
 
 def own_module(name: str) -> str:
@@ -128,8 +134,9 @@ def single_stage_deps() -> dict[str, list[str]]:
 
 def items(methods: Collection[str] | None = None) -> dict[str, dict]:
     """``studies`` (study -> its inputs stage's variable parts), ``study_maps``
-    (``<study>-<method>`` -> its map stage's, for every registered method or, in a small
-    run's copy, those of ``methods``) and ``tables`` (table pair -> its score stage's)."""
+    (``<study>-<method>`` -> its map stage's, for every registered method or those of
+    ``methods``: the committed pipelines' (:func:`committed_methods`) or a small run's copy's)
+    and ``tables`` (table pair -> its score stage's)."""
     mapped = [name for name in METHODS if methods is None or name in methods]
     studies, study_maps, tables = {}, {}, {}
     for spec in all_studies():
@@ -150,34 +157,39 @@ def items(methods: Collection[str] | None = None) -> dict[str, dict]:
     return {"studies": studies, "study_maps": study_maps, "tables": tables}
 
 
-def method_modules(name: str) -> list[str]:
-    """The modules of the methods package that method ``name``'s jobs run: :data:`JOB_MODULES`,
-    its wrapper and, at any depth, the package's modules these import."""
-    todo, seen = [*JOB_MODULES, METHODS[name].wrapper], set()
+def method_modules(name: str) -> list[Path]:
+    """The files of the modules that method ``name``'s jobs run: :data:`JOB_MODULES`, its
+    spec and wrapper and, at any depth, the modules of :data:`JOB_PACKAGES` these import."""
+    todo = [*JOB_MODULES, spec_module(name), wrapper_module(name)]
+    seen: set[str] = set()
     while todo:
         module = todo.pop()
         if module in seen:
             continue
         seen.add(module)
-        for node in ast.walk(_tree(f"drfidelity.methods.{module}")):
+        package = module if _file(module).name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(_tree(module)):
             if not isinstance(node, ast.ImportFrom):
                 continue
-            if node.level == 1:
-                names = [node.module] if node.module else [a.name for a in node.names]
-            elif node.module == "drfidelity.methods":
-                names = [a.name for a in node.names]
-            elif (node.module or "").startswith("drfidelity.methods."):
-                names = [node.module.split(".")[2]]
-            else:
-                continue
-            todo += [n for n in names if (METHODS_PACKAGE / f"{n}.py").is_file()]
-    return sorted(seen)
+            parts = package.split(".")
+            base = (".".join(parts[:len(parts) - node.level + 1]
+                             + ([node.module] if node.module else []))
+                    if node.level else node.module or "")
+            todo += [m for m in (base, *(f"{base}.{a.name}" for a in node.names))
+                     if m.startswith(JOB_PACKAGES) and _file(m) is not None]
+    return sorted(_file(m) for m in seen)
+
+
+def _file(module: str) -> Path | None:
+    """The source file of ``module`` below ``src/``, or None for a name that is no module."""
+    base = Path("src", *module.split("."))
+    return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
 
 
 def method_links(name: str) -> dict[str, str]:
     """The links of ``method_code/<name>/``: file name -> relative target."""
-    return {f"{m}.py": os.path.relpath(METHODS_PACKAGE / f"{m}.py", METHOD_CODE / name)
-            for m in method_modules(name)}
+    return {(p.name if p.parent == METHODS_PACKAGE else f"{p.parent.name}-{p.name}"):
+            os.path.relpath(p, METHOD_CODE / name) for p in method_modules(name)}
 
 
 def _links_of(folder: Path) -> dict[str, str | None]:
@@ -207,15 +219,38 @@ def write_method_code(check: bool) -> list[str]:
     return stale
 
 
-def render(methods: Collection[str] | None = None) -> str:
-    """The text of ``studies.yaml``: the committed one, or a small run's with the map stages of
-    ``methods`` alone (a method the run leaves out would only add stages that make nothing)."""
+def committed_methods(root: Path = Path(".")) -> list[str]:
+    """The registered methods that a committed pipeline runs (named in ``methods`` of the root's
+    ``params.yaml`` or of a release's, ``releases/<tag>/params.yaml``), in the registry's
+    order: the committed ``studies.yaml`` has the study map stages of these alone. A method
+    registered but run by no pipeline (the living benchmark's PaCMAP, TriMap and PHATE, issue
+    42) gets none: its stages would make nothing, yet stand as new in the frozen releases'
+    ``dvc status`` (and be recorded in their locks by the next rebuild)."""
     import yaml
 
-    only = ("" if methods is None else
+    run = set()
+    for params in [root / "params.yaml", *sorted((root / "releases").glob("*/params.yaml"))]:
+        run |= set(yaml.safe_load(params.read_text(encoding="utf-8"))["methods"])
+    return [name for name in METHODS if name in run]
+
+
+def render(methods: Collection[str] | None = None, *, small: bool = True) -> str:
+    """The text of ``studies.yaml`` with the map stages of ``methods`` alone (a method the run
+    leaves out would only add stages that make nothing): a small run's copy (``small``, which
+    its first lines say), the committed one (:func:`committed`) or, without ``methods``, every
+    registered method's."""
+    import yaml
+
+    only = ("" if methods is None or not small else
             f"# A small run's copy: the map stages of {', '.join(methods)} alone.\n")
     return HEADER + only + yaml.safe_dump(items(methods), sort_keys=False,
                                           default_flow_style=None, width=100)
+
+
+def committed(root: Path = Path(".")) -> str:
+    """The text of the committed ``studies.yaml`` (in ``root``, the folder of the root
+    ``dvc.yaml``): the study map stages of :func:`committed_methods`."""
+    return render(committed_methods(root), small=False)
 
 
 def render_pipeline(text: str) -> str:
@@ -246,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="write nothing; exit 1 naming each file that is not current")
     args = parser.parse_args(argv)
     stale = []
-    for path, render_text in ((Path("studies.yaml"), lambda old: render()),
+    for path, render_text in ((Path("studies.yaml"), lambda old: committed()),
                               (Path("dvc.yaml"), render_pipeline)):
         old = path.read_text(encoding="utf-8") if path.exists() else ""
         new = render_text(old)

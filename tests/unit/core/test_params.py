@@ -8,8 +8,19 @@ import math
 import pytest
 import yaml
 
-from drfidelity.core.params import ParamsError, load_params, parse_params
+from drfidelity.core import params as core_params
+from drfidelity.core.params import ParamsError
+from drfidelity.registry import NAMES
 from pipeline_helpers import REPO
+
+
+def parse_params(raw):
+    """As the stages that list names check params (see test_a_map_stage_checks_its_own_method)."""
+    return core_params.parse_params(raw, NAMES)
+
+
+def load_params(path):
+    return core_params.load_params(path, NAMES)
 
 COMMITTED = yaml.safe_load((REPO / "params.yaml").read_text())
 
@@ -186,3 +197,17 @@ def test_data_too_large_for_memory_is_refused_naming_n_and_d(monkeypatch):
                                           r"dataset .* takes 14,901.2 GiB, but 16.0 GiB"):
         parse_params(with_change("data.d", 10**9))
     parse_params(with_change("data.d", 10**6))  # 14.9 GiB: fits
+
+
+def test_a_map_stage_checks_its_own_method():
+    """Without the registry (a map stage, which reads no list of names so that adding one
+    leaves it up to date) names are checked as names only, and no method's settings: the stage
+    checks its own method's (drfidelity.pipeline.embed)."""
+    params = core_params.parse_params(with_change("method_params.UMAP", {"n_neighbors": -3}))
+    assert params.names is None and params.method_params["UMAP"] == {"n_neighbors": -3}
+    assert core_params.parse_params(with_change("methods", ["PCA", "Spectral"])).methods[-1] \
+        == "Spectral"
+    with pytest.raises(ParamsError, match="methods must be a non-empty list of names"):
+        core_params.parse_params(with_change("methods", [3]))
+    with pytest.raises(ParamsError, match="method_params.UMAP must be a mapping"):
+        core_params.parse_params(with_change("method_params.UMAP", [1]))

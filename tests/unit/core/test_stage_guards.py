@@ -16,9 +16,9 @@ import urllib.parse
 import numpy as np
 import pytest
 
-from drfidelity.core.params import ParamsError, parse_params
+from drfidelity.core.params import ParamsError
 from pipeline_helpers import REPO
-from test_params import DELETE, with_change
+from test_params import DELETE, parse_params, with_change
 
 
 @pytest.mark.parametrize("path, value, message", [
@@ -142,7 +142,7 @@ def test_hand_edited_data_is_refused(tmp_path):
     from drfidelity.core.layout import data_dir, data_identity, load_data
     from drfidelity.core.storage import fingerprint
     from test_params import REPO
-    from drfidelity.core.params import load_params
+    from test_params import load_params
 
     params = load_params(REPO / "params.yaml")
     arrays = {"X": np.arange(12.0).reshape(4, 3), "labels": np.arange(4)}

@@ -73,11 +73,13 @@ TOY = DatasetSpec(
 @pytest.fixture
 def toy(monkeypatch):
     """The toy dataset, registered where a dataset is: its name in the registry
-    (``core/registry.py``) and its module ``drfidelity.datasets.toy`` (here one in memory)."""
+    (``drfidelity/registry.py``) and its module ``drfidelity.datasets.toy`` (here one in memory)."""
     import sys
     import types
 
-    from drfidelity.core import registry
+    from dataclasses import replace
+
+    from drfidelity import registry
     from drfidelity.datasets import registry as specs
 
     module = types.ModuleType("drfidelity.datasets.toy")
@@ -86,6 +88,7 @@ def toy(monkeypatch):
     names = (*registry.DATASET_NAMES, "toy")
     monkeypatch.setattr(registry, "DATASET_NAMES", names)
     monkeypatch.setattr(specs, "NAMES", names)
+    monkeypatch.setattr(registry, "NAMES", replace(registry.NAMES, datasets=names))
 
 
 def toy_aggregated() -> pd.DataFrame:
@@ -110,7 +113,9 @@ def test_a_dataset_registered_in_one_place_reaches_every_stage_and_the_report(to
 
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
     raw.update(datasets=["toy"], dataset_params={"toy": {"spread": 2.5}}, supplements={})
-    params = parse_params(raw)
+    from drfidelity import registry
+
+    params = parse_params(raw, registry.NAMES)
     arrays = generate("toy", n=60, d=6, data_seed=0, snr=1.0)
     assert set(arrays) == {"X", "X_truth", "labels", "side"}
     assert settings.figure_names("toy")["gallery"] == "toy_gallery"

@@ -234,6 +234,7 @@ def test_invalid_shape_arguments(field, value, message):
     ("populations", "group_range", 0.5, "group_range must be >= 1.0, got 0.5"),
     ("density", "core_sigma", float("nan"), "core_sigma must be finite, got nan"),
     ("noise_dims", "standardize", 1, "standardize must be True or False, got 1"),
+    ("noise_dims", "rotation_seed", 1.5, "rotation_seed must be an integer, got 1.5"),
     ("transition", "closed_loop", "yes", "closed_loop must be True or False"),
     ("random_walk", "n_series", False, "n_series must be an integer, got False"),
 ])

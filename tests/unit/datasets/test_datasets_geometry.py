@@ -3,13 +3,17 @@ outliers, populations, noise_dims), on small instances."""
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import pdist
 
 from drfidelity.datasets import make_anchored_addplot, make_dataset
-from drfidelity.datasets._common import (intra_cluster_nn, project, radius_of_gyration,
-                                         split_counts)
+from drfidelity.datasets import generate
+from drfidelity.datasets._common import (haar_orthogonal, intra_cluster_nn, project,
+                                         radius_of_gyration, split_counts)
+from drfidelity.datasets.noise_dims import ROTATION_STREAM
 
 
 def test_split_counts_gives_the_remainder_to_the_first_groups():
@@ -182,3 +186,54 @@ def test_noise_dims_contract():
     assert np.bincount(small.labels).tolist() == [100, 100, 100]
     raw = make_dataset("noise_dims", n=300, d=10, seed=42, standardize=False)
     assert np.abs(raw.clean[:, :3] - np.eye(3)[raw.labels]).max() < 0.05
+
+
+def test_haar_draw_is_orthogonal_with_the_sign_fix():
+    """Q is orthogonal and Q^T G upper triangular with a positive diagonal: the unique QR
+    factor that makes Q Haar, whatever sign convention LAPACK picked."""
+    g = np.random.default_rng(np.random.SeedSequence([7, 30, ROTATION_STREAM])).standard_normal(
+        (30, 30))
+    q = haar_orthogonal(np.random.default_rng(np.random.SeedSequence([7, 30, ROTATION_STREAM])),
+                        30)
+    np.testing.assert_allclose(q.T @ q, np.eye(30), atol=1e-12)
+    r = q.T @ g
+    np.testing.assert_allclose(np.tril(r, -1), 0.0, atol=1e-12)
+    assert (np.diag(r) > 0).all()
+
+
+def test_noise_dims_rotation_keeps_distances_truth_and_labels():
+    plain = make_dataset("noise_dims", n=300, d=12, seed=42)
+    turned = make_dataset("noise_dims", n=300, d=12, seed=42, rotation_seed=5)
+    q = haar_orthogonal(np.random.default_rng(np.random.SeedSequence([5, 12, ROTATION_STREAM])),
+                        12)
+    assert np.array_equal(turned.clean, plain.clean @ q)  # the draw the docstring states
+    np.testing.assert_allclose(pdist(turned.clean), pdist(plain.clean), rtol=1e-12)
+    assert np.array_equal(turned.truth, plain.truth) and np.array_equal(turned.labels,
+                                                                        plain.labels)
+    # the signal no longer sits in the first columns: no column is a z-scored blob column
+    assert np.abs(turned.clean[:, :3] - plain.clean[:, :3]).max() > 0.5
+    assert turned.clean.flags.c_contiguous
+    other = make_dataset("noise_dims", n=300, d=12, seed=42, rotation_seed=6)
+    assert not np.allclose(other.clean, turned.clean)
+
+
+#: sha256 over (key, dtype, bytes) of the sorted arrays of ``generate("noise_dims", ...)``,
+#: computed before the rotation existed: the option off must leave every byte as it was
+NOISE_DIMS_HASHES = {
+    (200, 10, 42): "ddf38a661bdb2ee816e15fb92b4c4849d623cc841db74f5cd0bb7a95c5ea7c93",
+    (150, 40, 7): "8b1543efd84e656d8ac3f52ee37ecd1ed53a33067d4e4b35456a823dcf60530d",
+}
+
+
+@pytest.mark.parametrize("shape, rotation", [(s, r) for s in NOISE_DIMS_HASHES
+                                             for r in ({}, {"rotation_seed": None})])
+def test_noise_dims_without_rotation_is_byte_identical(shape, rotation):
+    n, d, seed = shape
+    arrays = generate("noise_dims", n=n, d=d, data_seed=seed, snr="inf",
+                      params={"n_principal": 3, "cluster_std": 0.005, **rotation})
+    digest = hashlib.sha256()
+    for key in sorted(arrays):
+        digest.update(key.encode())
+        digest.update(str(arrays[key].dtype).encode())
+        digest.update(arrays[key].tobytes())
+    assert digest.hexdigest() == NOISE_DIMS_HASHES[shape]

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.metrics import Reference
 from drfidelity.figures import style
 from drfidelity.figures.analysis import DatasetView, analyse, facts as caption_facts

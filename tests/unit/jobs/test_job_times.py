@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.jobs import times
 from drfidelity.jobs.job import Job
 from drfidelity.jobs.runner import Input, run_all

@@ -32,7 +32,7 @@ def probe_hash(a) -> str:
 
 def probe_maps() -> dict[str, str]:
     """The probe's last entries: the maps of its input, drawn after its primitives' inputs."""
-    from drfidelity.core.registry import METHODS
+    from drfidelity.registry import METHODS
     from drfidelity.methods.base import run_method
 
     rng = np.random.default_rng(0)

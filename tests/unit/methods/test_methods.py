@@ -15,9 +15,11 @@ import numpy as np
 import pytest
 from canary import canary
 
-from drfidelity.core.registry import clamp_neighbours, clamp_perplexity
+from drfidelity.core.method import clamp_neighbours, clamp_perplexity
+from drfidelity.method_specs.phate import clamp_knn
+from drfidelity.method_specs.trimap import clamp_triplet_size
 from drfidelity.methods import (METHODS, NotOperable, SkipMethod, embed, embed_extend, get_method,
-                                mde, pcc_method)
+                                pcc, pymde)
 from pipeline_helpers import SUPPORT
 
 #: Fewer iterations where a knob allows; every other setting is the benchmark's.
@@ -53,9 +55,10 @@ def digest(Y: np.ndarray) -> str:
 
 
 def test_registry_follows_canonical_order_and_spec_flags():
-    assert list(METHODS) == ["PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "toorPIA"]
+    assert list(METHODS) == ["PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "toorPIA",
+                             "PaCMAP", "TriMap", "PHATE"]
     stochastic = {name for name, m in METHODS.items() if m.stochastic}
-    assert stochastic == {"PyMDE", "PCC", "t-SNE", "UMAP"}
+    assert stochastic == {"PyMDE", "PCC", "t-SNE", "UMAP", "PaCMAP", "TriMap", "PHATE"}
     assert METHODS["t-SNE"].seeds(3) == [0, 1, 2] and METHODS["DREAMS"].seeds(3) == [0]
 
 
@@ -65,6 +68,23 @@ def test_defaults_are_the_benchmark_settings():
     assert dict(METHODS["DREAMS"].defaults) == {"reg_lambda": 0.15, "perplexity": 30}
     assert METHODS["PyMDE"].defaults["max_iter"] == 300
     assert dict(METHODS["PCC"].defaults) == {"num_epochs": 500}
+    # the living benchmark's methods: each library's documented defaults
+    assert dict(METHODS["PaCMAP"].defaults) == {"n_neighbors": 10, "MN_ratio": 0.5,
+                                                "FP_ratio": 2.0}
+    assert dict(METHODS["TriMap"].defaults) == {"n_inliers": 12, "n_outliers": 4, "n_random": 3}
+    assert dict(METHODS["PHATE"].defaults) == {"knn": 5, "decay": 40, "t": "auto", "gamma": 1}
+
+
+@pytest.mark.parametrize("name, library, constructor", [
+    ("PaCMAP", "pacmap", "PaCMAP"), ("TriMap", "trimap", "TorchTRIMAP"), ("PHATE", "phate", "PHATE")])
+def test_living_defaults_are_the_library_defaults(name, library, constructor):
+    """The specs write the library's own defaults, so a library upgrade that changes one
+    fails here instead of running the benchmark on settings nobody chose."""
+    import importlib
+
+    signature = inspect.signature(getattr(importlib.import_module(library), constructor))
+    assert {key: signature.parameters[key].default for key in METHODS[name].defaults} \
+        == dict(METHODS[name].defaults)
 
 
 @pytest.mark.parametrize("name", COMPUTED)
@@ -125,7 +145,7 @@ def test_torch_methods_do_not_depend_on_a_preceding_umap():
     assert out["after"] == out["before"]
 
 
-@pytest.mark.parametrize("module, name", [(mde, "PyMDE"), (pcc_method, "PCC")])
+@pytest.mark.parametrize("module, name", [(pymde, "PyMDE"), (pcc, "PCC")])
 def test_torch_methods_ignore_the_thread_count_left_by_others(module, name, monkeypatch):
     """2 or 8 torch threads before the call give the same bytes as 1, because the wrapper
     re-pins; the control without re-pinning shows that 2 threads (the core count numba sets
@@ -193,6 +213,9 @@ def test_out_of_sample_matches_the_reference_bit_for_bit(name, stem, reference_d
     ("t-SNE", "sklearn TSNE has no out-of-sample transform"),
     ("PyMDE", "pymde optimizes fit coordinates; no transform"),
     ("PCC", "pccdr optimizes fit coordinates; no transform"),
+    ("TriMap", "TorchTRIMAP has no out-of-sample transform"),
+    ("PHATE", "PHATE's transform of new data is unsupported by its authors (it warns: fit "
+              "PHATE to the new data instead)"),
 ])
 def test_not_operable_reasons(name, reason, X):
     with pytest.raises(NotOperable) as caught:
@@ -223,6 +246,10 @@ def test_unknown_parameter_is_rejected_with_the_known_names(X):
     ("PyMDE", {"max_iter": "300"}, "max_iter must be an integer, got '300'"),
     ("PyMDE", {"device": "gpu"}, "device must be one of 'cpu', 'cuda', got 'gpu'"),
     ("Isomap", {"n_neighbors": True}, "n_neighbors must be an integer, got True"),
+    ("PaCMAP", {"MN_ratio": -0.5}, "MN_ratio must be >= 0.0, got -0.5"),
+    ("TriMap", {"n_random": -1}, "n_random must be >= 0, got -1"),
+    ("PHATE", {"t": "fast"}, "t must be an integer, got 'fast'"),
+    ("PHATE", {"gamma": 2}, "gamma must be <= 1.0, got 2"),
 ])
 def test_bad_hyper_parameter_values_are_rejected(name, params, message, X):
     with pytest.raises(ValueError, match=message):
@@ -269,3 +296,73 @@ def test_clamps_keep_small_inputs_valid():
     assert clamp_neighbours(15, 1000) == 15
     assert clamp_neighbours(15, 10) == 9
     assert clamp_neighbours(15, 2) == 2
+    assert clamp_triplet_size(12, 1000) == 12
+    assert clamp_triplet_size(12, 20) == 9      # (20 - 2) // 2: 9 inliers + 9 outliers < 20
+    assert clamp_triplet_size(4, 3) == 1        # floor of 1
+    assert clamp_knn(5, 1000) == 5
+    assert clamp_knn(5, 6) == 4                 # N - 2, what graphtools would use
+    assert clamp_knn(5, 2) == 1
+
+
+LIVING = ["PaCMAP", "TriMap", "PHATE"]
+
+
+@pytest.mark.parametrize("name", LIVING)
+def test_living_methods_run_clamped_on_tiny_inputs(name):
+    """Twelve points: the clamped neighbourhoods keep each library's own checks satisfied."""
+    Y = embed(get_method(name), make_data(12), 0)
+    assert Y.shape == (12, 2) and np.all(np.isfinite(Y))
+
+
+def test_living_methods_ignore_the_thread_variables():
+    """PaCMAP, TriMap and PHATE hold their calls to one thread (methods/_threads.py): a process
+    whose thread variables allow two gives the bytes of one that allows one (PHATE's OpenBLAS
+    products differed without it)."""
+    body = """
+        X = make_data(300)
+        print(json.dumps({name: digest(run(name, X, 1)) for name in %r}))
+    """ % LIVING
+    variables = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                 "NUMBA_NUM_THREADS")
+    made = [run_fresh(body, env={**os.environ, **{v: threads for v in variables}})
+            for threads in ("1", "2")]
+    assert made[0] == made[1]
+
+
+def test_checking_params_loads_no_method_library():
+    """Every spec is read where params are checked (each stage that lists methods): that must
+    stay cheap, so a spec module imports no method's library, nor its wrapper."""
+    code = ("import sys; from drfidelity.core.params import load_params; "
+            "from drfidelity.registry import NAMES; load_params('params.yaml', NAMES); "
+            "print(sorted(k for k in sys.modules if k.split('.')[0] in ('torch', 'umap', "
+            "'sklearn', 'pymde', 'pcc', 'openTSNE', 'toorpia', 'pacmap', 'trimap', 'phate', "
+            "'faiss', 'graphtools') or k.startswith('drfidelity.methods.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[3]).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("name, key", [("t-SNE", "tsne"), ("PyMDE", "pymde"), ("toorPIA", "toorpia"),
+                                       ("PCA", "pca"), ("PaCMAP", "pacmap"), ("TriMap", "trimap"),
+                                       ("PHATE", "phate")])
+def test_a_method_is_found_by_its_name(name, key):
+    """The rule from a name to its modules (no list needed): lower case, letters and digits."""
+    from drfidelity.core.method import spec_module, wrapper_module
+    from drfidelity.method_specs import spec
+
+    assert spec_module(name) == f"drfidelity.method_specs.{key}"
+    assert wrapper_module(name) == f"drfidelity.methods.{key}"
+    assert spec(name) is METHODS[name]
+
+
+def test_an_unknown_or_reserved_name_is_refused():
+    from drfidelity.core.method import method_key
+    from drfidelity.method_specs import spec
+
+    with pytest.raises(ValueError, match="unknown method 'Spectral'"):
+        spec("Spectral")
+    with pytest.raises(ValueError, match="unknown method 'umap'"):   # UMAP's module, not its name
+        spec("umap")
+    for bad in ("base", "External", "--", "3D"):
+        with pytest.raises(ValueError, match="is no method name"):
+            method_key(bad)

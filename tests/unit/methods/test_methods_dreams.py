@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.methods.dreams import fit_dreams, fit_embedding, reference_layout
 
 #: the benchmark's DREAMS settings (the wrappers take every one)

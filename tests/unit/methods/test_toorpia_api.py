@@ -16,7 +16,7 @@ import pytest
 import toorpia.client
 from fake_toorpia import MAP_NO, FakeToorpia
 
-from drfidelity.core.registry import METHODS
+from drfidelity.registry import METHODS
 from drfidelity.methods import EmbedContext, SkipMethod
 from drfidelity.methods.external import cache_path, store
 from drfidelity.methods.toorpia import ToorpiaUnavailable, extend_toorpia, fit_toorpia

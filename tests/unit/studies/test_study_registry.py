@@ -16,7 +16,7 @@ import yaml
 
 from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import parse_params
-from drfidelity.core.registry import STUDY_NAMES
+from drfidelity.registry import NAMES, STUDY_NAMES
 from drfidelity.studies import all_studies, study
 from drfidelity.studies.spec import Config, StudySpec, TablePair, method_jobs
 from drfidelity.supplements import wiring
@@ -31,8 +31,10 @@ COMMITTED = yaml.safe_load((REPO / "params.yaml").read_text())
 def test_every_spec_is_complete(name):
     spec = study(name)
     assert spec.name == name and (SRC / "studies" / f"{name}.py").is_file()
-    params = parse_params(COMMITTED)
-    assert set(spec.settings(params)) == set(spec.schema) == set(COMMITTED["supplements"][name])
+    params = parse_params(COMMITTED, NAMES)
+    written = set(COMMITTED["supplements"][name])
+    assert set(spec.settings(params)) == set(spec.schema) == written | set(spec.defaults)
+    assert set(spec.defaults) <= set(spec.schema)
     assert spec.configs(params) and spec.stage_words and len(spec.reads) <= wiring.READS
     names = {n for pair in spec.tables for n in (pair.per_run, pair.aggregated)}
     assert set(spec.report_tables) <= names
@@ -49,11 +51,23 @@ def test_the_pipeline_files_are_written_from_the_registry(monkeypatch):
     """studies.yaml (the supplement stages' items) and the studies' files among the deps of
     compare, supplement_figures and report must say what the registry says
     (`python -m drfidelity.supplements.wiring` writes both again)."""
-    assert (REPO / "studies.yaml").read_text() == wiring.render()
+    assert (REPO / "studies.yaml").read_text() == wiring.committed(REPO)
     text = (REPO / "dvc.yaml").read_text()
     assert wiring.render_pipeline(text) == text
     monkeypatch.chdir(REPO)
     assert wiring.main(["--check"]) == 0
+
+
+def test_only_the_methods_a_committed_pipeline_runs_have_study_map_stages():
+    """A registered method that neither the root's nor a release's params.yaml runs (the living
+    benchmark's, issue 42) has no study map stage: it would make nothing, yet stand as a new
+    stage in the frozen releases' ``dvc status``."""
+    run = set()
+    for params in [REPO / "params.yaml", *(REPO / "releases").glob("*/params.yaml")]:
+        run |= set(yaml.safe_load(params.read_text())["methods"])
+    maps = yaml.safe_load((REPO / "studies.yaml").read_text())["study_maps"]
+    assert {item["method"] for item in maps.values()} == run
+    assert wiring.committed_methods(REPO) == [name for name in NAMES.methods if name in run]
 
 
 def test_rewiring_replaces_only_the_generated_tail():
@@ -88,13 +102,13 @@ def string_literals(path: Path) -> set[str]:
 def test_no_module_outside_the_studies_names_a_study():
     """What differs between studies lives in their modules; the stages, the report, the
     comparison and the CLI read it from the specs. The names are registered in
-    core/registry.py; two studies share their name with the dataset they probe."""
-    from drfidelity.core.registry import DATASET_NAMES
+    drfidelity/registry.py; two studies share their name with the dataset they probe."""
+    from drfidelity.registry import DATASET_NAMES
 
     tables = {name for spec in all_studies() for pair in spec.tables
               for name in (pair.stem, pair.per_run, pair.aggregated)}
     words = {*STUDY_NAMES, *tables, *(f"{name}.csv" for name in tables)} - set(DATASET_NAMES)
-    allowed = {SRC / "core" / "registry.py"}
+    allowed = {SRC / "registry.py"}
     found = {(path.relative_to(SRC).as_posix(), literal)
              for path in SRC.rglob("*.py")
              if path.relative_to(SRC).parts[0] != "studies" and path not in allowed
@@ -161,12 +175,16 @@ TOY = StudySpec(
 @pytest.fixture
 def toy(monkeypatch):
     """The toy study, registered where a study is: its name in ``STUDY_NAMES``
-    (core/registry.py) and its module ``drfidelity.studies.toy`` (here this test module)."""
-    from drfidelity.core import registry
+    (drfidelity/registry.py) and its module ``drfidelity.studies.toy`` (here this test
+    module)."""
+    from dataclasses import replace
+
+    from drfidelity import registry
 
     monkeypatch.setattr(sys.modules[__name__], "SPEC", TOY, raising=False)
     monkeypatch.setitem(sys.modules, "drfidelity.studies.toy", sys.modules[__name__])
     monkeypatch.setattr(registry, "STUDY_NAMES", (*registry.STUDY_NAMES, "toy"))
+    monkeypatch.setattr(registry, "NAMES", replace(registry.NAMES, studies=registry.STUDY_NAMES))
 
 
 def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
@@ -201,7 +219,9 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
     raw = {**COMMITTED, "methods": ["PCA"], "seeds": 1,
            "supplements": {**COMMITTED["supplements"],
                            "toy": {"spreads": [1, 2.0], "n": 30}}}
-    params = parse_params(raw)
+    from drfidelity import registry
+
+    params = parse_params(raw, registry.NAMES)
     assert study("toy").settings(params) == {"spreads": [1.0, 2.0], "n": 30}
     (tmp_path / "results").mkdir()
     for name in ("metrics_aggregated.csv", "metrics_per_run.csv", "skipped_methods.csv"):

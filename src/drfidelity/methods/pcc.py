@@ -1,6 +1,7 @@
 """PCC (pccdr): 2-D coordinates whose distances to reference points correlate with high-D ones.
 
-Named ``pcc_method`` so that it does not shadow the ``pcc`` package it wraps.
+``import pcc`` below is absolute, so it loads the ``pcc`` package this module wraps, not this
+module of the same name.
 """
 
 from __future__ import annotations

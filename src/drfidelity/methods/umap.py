@@ -1,4 +1,7 @@
-"""UMAP (umap-learn); single-threaded because a ``random_state`` is given."""
+"""UMAP (umap-learn); single-threaded because a ``random_state`` is given.
+
+``import umap`` below is absolute, so it loads umap-learn, not this module of the same name.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +12,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from drfidelity.core.method import clamp_neighbours
 from drfidelity.core.validation import real
-
-from drfidelity.core.registry import clamp_neighbours
 
 #: the libraries its jobs import, preloaded for them (drfidelity.jobs.fresh)
 PRELOAD = ("umap",)

@@ -1,1 +1,0 @@
-../../src/drfidelity/methods/pcc_method.py

@@ -1,0 +1,1 @@
+../../src/drfidelity/methods/_threads.py

@@ -1,1 +1,0 @@
-../../src/drfidelity/methods/mde.py

@@ -1,0 +1,1 @@
+../../src/drfidelity/method_specs/pymde.py

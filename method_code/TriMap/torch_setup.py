@@ -1,0 +1,1 @@
+../../src/drfidelity/methods/torch_setup.py
