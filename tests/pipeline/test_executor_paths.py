@@ -16,6 +16,7 @@ import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -52,10 +53,10 @@ JOBS = [Job.of(name, METHODS[name].seeds(2)[-1], settings) for name, settings in
 #: spawned from one that had called ``runtime.configure("exact")`` (what the ``spawned`` fixture
 #: does), twice, with the same digests both times. A library upgrade that changes a map changes
 #: its golden: record it anew the same way. PaCMAP's, TriMap's and PHATE's were recorded the same
-#: way, twice, on an Intel Xeon host (vendor_id GenuineIntel, 2 cores) from branch living-methods
-#: (off 02834fa), with pacmap 0.9.1, faiss-cpu 1.15.1, trimap 1.2.0 and phate 2.0.0 (graphtools
-#: 2.1.0, tasklogger 1.2.0) added to the lock, and are unchanged by their move to
-#: methods/<key>.py (living-methods-2): on an AMD host they are still to be confirmed.
+#: way, twice, on an Intel Xeon host (vendor_id GenuineIntel, 2 cores), with pacmap 0.9.1,
+#: faiss-cpu 1.15.1, trimap 1.2.0 and phate 2.0.0 (graphtools 2.1.0, tasklogger 1.2.0) in the
+#: lock; on an AMD EPYC host (2026-12-07) PaCMAP's and PHATE's came out the same, TriMap's not:
+#: see :data:`TRIMAP_BY_VENDOR`.
 GOLDEN = {
     "a": {"PCA": "e8be2f6bdabc14c4d39373f38cb57f3724aa66be00122448cb2df52a4b064053",
           "Isomap": "e3f78d4c6906fc58822ca3662b7cf73d3d9d34709453bfeb759afd8b62458429",
@@ -65,7 +66,6 @@ GOLDEN = {
           "UMAP": "86cd87de8ecaea86359753e8a3cdf48e14e6f2ed08dd564e15469570694ad92e",
           "DREAMS": "06eac2a6750997697f6b368ecdf0b72ae9f167a1f119e422706607362a7fa88a",
           "PaCMAP": "0aa7d3caac9ceaefcaf30606f421ed8e4ee23816ceb59a0b4488bc57571790d7",
-          "TriMap": "0c88fe16018be86498f4fd6e1eccc1ab3378a0c5b6dd9e42cfd26df797c6c4fa",
           "PHATE": "cd3238f56d111501ac7a9199045361081aadbefcbb04678ecd917c2b598d6142"},
     "b": {"PCA": "b84f374b206f8d52cb5f6a397e938beb42c60a26b1c078c64c8c36b5bc112631",
           "Isomap": "705bef09760260b74d19d0cd041aac0e08924299cbf789b33db41c7739e4fe74",
@@ -75,9 +75,43 @@ GOLDEN = {
           "UMAP": "3146afd9f5014ede076eafa56e18b91cd5161420750aa68e289c6ed15ab862a3",
           "DREAMS": "a5df334078f61b56cf17304fe5c45b922b2c2a1fc685616df6df441052ba7ee0",
           "PaCMAP": "eb0b91d857a090516508bd47929d03e85769cc4c86bb6828168f9ca6bf9f7e5d",
-          "TriMap": "1b280016c9dfc0c087d111fab79ee3eb1b4430519b04f985802ed1237ab1b646",
           "PHATE": "90a61460392ca8665d85d7f07e3dd527613e555a78cc0552986332a27f172924"},
 }
+
+#: TriMap's digests per CPU vendor: its maps differ between an Intel Xeon and an AMD EPYC host
+#: under the same exact numerics, each host giving its own bytes on every path and in every
+#: process (2026-12-07: four runs on AMD). The cause is not found yet (neither oneDNN's ISA
+#: cap, nor torch's mkldnn switch, nor MKL's instruction cap moves AMD's digest), so TriMap is
+#: not yet vendor-independent: docs/methods.md says so, and no frozen release runs it. This
+#: keeps the executor's guarantee (every path gives the host's bytes) checked for it meanwhile.
+TRIMAP_BY_VENDOR = {
+    "GenuineIntel": {"a": "0c88fe16018be86498f4fd6e1eccc1ab3378a0c5b6dd9e42cfd26df797c6c4fa",
+                     "b": "1b280016c9dfc0c087d111fab79ee3eb1b4430519b04f985802ed1237ab1b646"},
+    "AuthenticAMD": {"a": "8fb544ce3489e1719e89fd5d76fb6261cc40071a6c7da86475f70efa7b9427af",
+                     "b": "ecc576ef4dc37371c9076eb607436ea372378224aff1b0931c68dccfdcead00d"},
+}
+
+
+def cpu_vendor() -> str:
+    """This host's ``vendor_id`` (/proc/cpuinfo)."""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("vendor_id"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def with_trimap(recorded: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """``recorded`` with this host's TriMap digests in the methods' order (a host of another
+    vendor has none, so its TriMap checks fail, naming the vendor)."""
+    by_config = TRIMAP_BY_VENDOR.get(cpu_vendor(), {})
+    return {config: {name: digests.get(name) or by_config.get(config, f"none for {cpu_vendor()}")
+                     for name in SETTINGS}
+            for config, digests in recorded.items()}
+
+
+GOLDEN = with_trimap(GOLDEN)
+
+
 def digest(Y) -> str:
     return hashlib.sha256(np.ascontiguousarray(Y, dtype=np.float64).tobytes()).hexdigest()
 
