@@ -80,9 +80,9 @@ GOLDEN = {
 
 #: TriMap's digests per CPU vendor: its maps differ between an Intel Xeon and an AMD EPYC host
 #: under the same exact numerics, each host giving its own bytes on every path and in every
-#: process (2026-12-07: four runs on AMD). The cause is not found yet (neither oneDNN's ISA
-#: cap, nor torch's mkldnn switch, nor MKL's instruction cap moves AMD's digest), so TriMap is
-#: not yet vendor-independent: docs/methods.md says so, and no frozen release runs it. This
+#: process (2026-12-07: four runs on AMD). The likely cause, the square roots of its triplet
+#: weights' ``pow(x, 0.5)``, is not yet confirmed on Intel, so TriMap is not yet
+#: vendor-independent: docs/methods.md says so, and no frozen release runs it. This
 #: keeps the executor's guarantee (every path gives the host's bytes) checked for it meanwhile.
 TRIMAP_BY_VENDOR = {
     "GenuineIntel": {"a": "0c88fe16018be86498f4fd6e1eccc1ab3378a0c5b6dd9e42cfd26df797c6c4fa",
