@@ -20,7 +20,6 @@ import pytest
 import yaml
 
 from drfidelity.core import runtime
-from drfidelity.registry import METHODS
 from pipeline_helpers import copy_run, env, stage, tree_digest, workspace
 
 DATASET = "density"
@@ -78,13 +77,15 @@ def cluster(worker_command, worker_env, n_workers: int = 2):
 
 def map_stages(root, stage_name: str, target: str, address: str | None,
                methods: list[str] | None = None) -> subprocess.CompletedProcess:
-    """The map stages of ``target`` (a dataset or study), one per method (default: a dataset's
-    are those of params.yaml, a study's every registered one), as one result: the worst exit
-    code and the joined output."""
+    """The map stages of ``target`` (a dataset or study), one per method (default: those the
+    run's pipeline has: a dataset's, params.yaml's ``methods``; a study's, its ``study_maps`` in
+    studies.yaml), as one result: the worst exit code and the joined output."""
     extra = {"DRFIDELITY_SCHEDULER": address} if address else {}
-    if methods is None:
-        methods = (yaml.safe_load((root / "params.yaml").read_text())["methods"]
-                   if stage_name == "embed" else list(METHODS))
+    if methods is None and stage_name == "embed":
+        methods = yaml.safe_load((root / "params.yaml").read_text())["methods"]
+    elif methods is None:
+        stages = yaml.safe_load((root / "studies.yaml").read_text())["study_maps"].values()
+        methods = [stage["method"] for stage in stages if stage["study"] == target]
     results = [subprocess.run(["drfidelity", "stage", stage_name, f"{target}/{method}"],
                               cwd=root, env={**env(), **extra}, capture_output=True, text=True,
                               timeout=900) for method in methods]
