@@ -16,7 +16,7 @@ fi
 # copy, so kernels baked from it would never be loaded (`python -m drfidelity.metrics.warm` in
 # the container fills the cache for the mounted code instead). The libraries' kernels ship in
 # the image, so they are baked: one small UMAP fit compiles every umap-learn and pynndescent
-# function a map needs into the cache (drfidelity.methods.umap_ turns their caching on), so
+# function a map needs into the cache (drfidelity.methods.umap turns their caching on), so
 # that a container's first UMAP job loads them (2-5 s) instead of compiling (22-27 s).
 mkdir -p "$cache"
 NUMBA_CACHE_DIR="$cache" python - <<'PY'
@@ -25,7 +25,7 @@ from drfidelity.core import runtime
 runtime.configure("exact")  # before numpy loads
 import numpy as np  # noqa: E402
 
-from drfidelity.methods.umap_ import fit_umap  # noqa: E402
+from drfidelity.methods.umap import fit_umap  # noqa: E402
 
 fit_umap(np.random.default_rng(0).normal(size=(300, 10)), 0, n_neighbors=15, min_dist=0.1)
 PY
