@@ -57,7 +57,7 @@ JOBS = [Job.of(name, METHODS[name].seeds(2)[-1], settings) for name, settings in
 #: faiss-cpu 1.15.1, trimap 1.2.0 and phate 2.0.0 (graphtools 2.1.0, tasklogger 1.2.0) in the
 #: lock; on an AMD EPYC host (2026-12-07) PaCMAP's and PHATE's came out the same, TriMap's not:
 #: see :data:`TRIMAP_BY_VENDOR`.
-GOLDEN = {
+RECORDED = {
     "a": {"PCA": "e8be2f6bdabc14c4d39373f38cb57f3724aa66be00122448cb2df52a4b064053",
           "Isomap": "e3f78d4c6906fc58822ca3662b7cf73d3d9d34709453bfeb759afd8b62458429",
           "PyMDE": "15c1f8a6c2d898216c17da395a5d464e57102fd8de81c786c843fb9f2a1895cd",
@@ -109,7 +109,8 @@ def with_trimap(recorded: dict[str, dict[str, str]]) -> dict[str, dict[str, str]
             for config, digests in recorded.items()}
 
 
-GOLDEN = with_trimap(GOLDEN)
+#: the goldens on this host: the vendor-free ones and this vendor's TriMap
+GOLDEN = with_trimap(RECORDED)
 
 
 def digest(Y) -> str:
