@@ -1,4 +1,4 @@
-"""Per-run metric rows -> medians with bootstrap confidence intervals (benchmark.md §4).
+"""Per-run metric rows -> medians with bootstrap confidence intervals.
 
 The bootstrap uses a fresh generator with the same seed for every cell, as the reference
 release does: cells of equal size share one resampling pattern, and re-aggregating unchanged

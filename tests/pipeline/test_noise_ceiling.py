@@ -9,7 +9,7 @@ from scipy.spatial.distance import pdist
 from scipy.stats import spearmanr
 
 from drfidelity.metrics import Reference
-from drfidelity.pipeline.score import noise_ceiling
+from drfidelity.metrics.readouts import noise_ceiling
 from pipeline_helpers import REPO
 
 

@@ -12,7 +12,7 @@ import pytest
 from drfidelity.core.layout import (release_maps_dir, release_paper_tables_dir,
                                     release_params_path, release_results_dir)
 from drfidelity.core.params import load_params
-from drfidelity.release_diff import Release, diff_releases, ranking_both_ways
+from drfidelity.crosscheck.release_diff import Release, diff_releases, ranking_both_ways
 from pipeline_helpers import REPO
 
 MAP = "outliers/toorpia/embedding/n1000_d768_snr1/seed0.npy"

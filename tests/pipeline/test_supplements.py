@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from drfidelity.comparison import exempt
+from drfidelity.crosscheck.comparison import exempt
 from pipeline_helpers import (REPO, copy_run, pipeline_commands, run_commands, set_params,
                               stage, tree_digest)
 from test_results import tolerance
@@ -54,7 +54,7 @@ def read(path) -> pd.DataFrame:
 def compare(name: str, keys: list[str], published_dir) -> int:
     """Every published row of an exact method has our row with equal values (to 1e-9, angles
     1e-6; a value the published table lacks, NaN there, is not compared; the tie-sensitive
-    columns of the clean outlier sweep, drfidelity.comparison.TIE_COLUMNS, are left out);
+    columns of the clean outlier sweep, drfidelity.crosscheck.comparison.TIE_COLUMNS, are left out);
     returns the number of values compared."""
     ours, published = read(REPO / "results" / name), read(published_dir / name)
     published = published[published["method"].isin(EXACT)]

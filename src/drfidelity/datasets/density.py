@@ -16,9 +16,6 @@ from . import _checks
 from ._common import Dataset, project
 from .spec import DatasetSpec, Knobs
 
-LABEL_NAMES = {0: "uniform", 1: "core", 2: "shell"}
-
-
 def log_local_density(latent: np.ndarray, k: int = 10) -> np.ndarray:
     """-log(max(r_k, 1e-12)), r_k the distance to the k-th nearest neighbour other than self."""
     distances = NearestNeighbors(n_neighbors=k + 1).fit(latent).kneighbors(latent)[0]

@@ -4,7 +4,7 @@ Each dataset module defines its :class:`DatasetSpec` beside its generator and
 :mod:`.registry` collects them, so no stage or report module tests a dataset's name: adding
 a dataset is its module, its line in the registry and its ``params.yaml`` entry. A field that
 selects a drawing or a readout holds a kind that the module using it interprets
-(``drfidelity.figures.panels.GALLERIES``, ``drfidelity.pipeline.score.READOUTS``), so this
+(``drfidelity.figures.panels.GALLERIES``, ``drfidelity.metrics.readouts.READOUTS``), so this
 package imports neither the report nor the metrics.
 """
 
@@ -80,7 +80,7 @@ class DatasetSpec:
         includes.
     readouts : str, optional
         Per-run columns the score stage adds for this dataset: a key of
-        ``drfidelity.pipeline.score.READOUTS``.
+        ``drfidelity.metrics.readouts.READOUTS``.
     """
 
     name: str

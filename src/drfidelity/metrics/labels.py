@@ -6,7 +6,7 @@ distorting distances badly (and vice versa).
 * :func:`knn_label_accuracy` — leave-one-out k-NN majority vote
   (``knn_acc_k10``);
 * :func:`silhouette_2d` — mean silhouette of the labels in the map (Rousseeuw 1987);
-* :func:`knn_classification_accuracy` — cross-validated k-NN classifier accuracy (quality.md).
+* :func:`knn_classification_accuracy` — cross-validated k-NN classifier accuracy.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Neighbour-preservation metrics: recall@k, trustworthiness and continuity (Venna & Kaski 2001).
 
-Ranks follow quality.md: rho_ij = 1 + |{k != i : d_ik < d_ij or (d_ik = d_ij and k < j)}|.
+Ties are broken by index, so every rank is defined: rho_ij = 1 + |{k != i : d_ik < d_ij or (d_ik = d_ij and k < j)}|.
 Only the K nearest neighbours of every point are selected (one compiled pass per row); the
 exact rank of a point outside a neighbour list is needed only for intruders (trustworthiness)
 and lost neighbours (continuity), and it is counted directly on that one distance row by a

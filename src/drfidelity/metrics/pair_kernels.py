@@ -571,7 +571,7 @@ def _band_dots(a, b, radii, counts, alphas, chunk, mode, out):
 
 
 def band_dots(a, b, radii, counts, chunk, alphas=None) -> np.ndarray:
-    """For every band (a <= radii[r]) the sums that ``band_stress`` takes chunk by chunk.
+    """For every band (a <= radii[r]) the sums that ``BandStress.stress`` takes chunk by chunk.
 
     Without ``alphas``: columns sum over chunks of np.dot(x, y) and np.dot(y, y), where x, y
     are the chunk's band pairs of a and b in condensed order; with ``alphas``: column 0 is the

@@ -8,12 +8,12 @@ counts only, so results do not depend on the CPU's kernels).
 inserted after the equal ones, as it has the larger index; most entries fail the first compare).
 
 :func:`count_ranks`: for row i with the point itself keyed to -inf and a query column j of
-value v = d_ij, rho_ij = |{c : d_ic < v}| + |{c < j : d_ic = v}| (quality.md, ties by index).
-The row's t query values are sorted (padded with +inf to a power of two); every entry of the
-row is placed among them by counting the queries <= it (t compares, which the compiler
-vectorises; ~5x faster here than a branchy binary search) and counted in that bucket; the
-running sum of the bucket counts is then the number of entries below each query. One pass per
-row, no sort of the row.
+value v = d_ij, rho_ij = |{c : d_ic < v}| + |{c < j : d_ic = v}| (ties by index, as in
+:mod:`.neighbours`). The row's t query values are sorted (padded with +inf to a power of
+two); every entry of the row is placed among them by counting the queries <= it (t compares,
+which the compiler vectorises; ~5x faster here than a branchy binary search) and counted in
+that bucket; the running sum of the bucket counts is then the number of entries below each
+query. One pass per row, no sort of the row.
 """
 
 from __future__ import annotations

@@ -171,10 +171,6 @@ class ShepardPair:
         """rho over the pairs with non-zero weight (weights in high-D sorted order)."""
         return self.rhos([], PairSubsets.from_weights([weights_sorted]))[1][0]
 
-    def rho_band(self, size: int) -> float:
-        """rho over the ``size`` pairs with the smallest high-D distances (a band)."""
-        return self.rhos([size])[0][0]
-
 
 def inverse_permutation(order: np.ndarray) -> np.ndarray:
     """inverse[order[q]] = q (compiled: no N^2/2-long temporaries)."""

@@ -56,12 +56,6 @@ class BandStress:
         return out
 
 
-def band_stress(a: np.ndarray, b: np.ndarray, radius: float, min_pairs: int = 2) -> float:
-    """Normalised stress after optimal scaling over the pairs with a <= radius; NaN for fewer
-    than ``min_pairs`` pairs or a degenerate side."""
-    return BandStress(a, [radius], [min_pairs]).stress(b)[0]
-
-
 def fidelity(stress_value: float) -> float:
     """max(0, 1 - stress); NaN stays NaN."""
     return float("nan") if np.isnan(stress_value) else max(0.0, 1.0 - stress_value)

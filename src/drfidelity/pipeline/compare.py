@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from drfidelity.comparison import SUMMARY_COLUMNS, compare, to_markdown
+from drfidelity.crosscheck.comparison import SUMMARY_COLUMNS, compare, to_markdown
 from drfidelity.core.files import write_csv, write_text
 from drfidelity.core.layout import (comparison_paths, published_release, published_results_dir,
                                     results_dir)

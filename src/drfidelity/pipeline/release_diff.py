@@ -1,6 +1,6 @@
 """Stage ``release_diff``: what moved between each two consecutive releases the checkout
 imports -> ``results/release_diff/<old>_to_<new>_{cells,summary,ranking,inconsistencies}.csv``
-(:func:`drfidelity.release_diff.diff_releases`).
+(:func:`drfidelity.crosscheck.release_diff.diff_releases`).
 
 A release's data are its DVC imports (`python tools/imports.py` brings them); when one is not
 checked out the stage says so and writes the tables with their header only.
@@ -17,7 +17,7 @@ from drfidelity.core.layout import (RELEASES, release_diff_paths, release_maps_d
                                     release_paper_tables_dir, release_params_path,
                                     release_results_dir)
 from drfidelity.core.params import Params, load_params
-from drfidelity.release_diff import (CELL_COLUMNS, INCONSISTENCY_COLUMNS, RANKING_COLUMNS,
+from drfidelity.crosscheck.release_diff import (CELL_COLUMNS, INCONSISTENCY_COLUMNS, RANKING_COLUMNS,
                                      SUMMARY_COLUMNS, Release, diff_releases)
 from drfidelity.registry import NAMES  # what params' names are checked against
 

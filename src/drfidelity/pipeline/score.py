@@ -28,68 +28,26 @@ from pathlib import Path
 
 import pandas as pd
 
-from drfidelity.aggregation import finite_std
-from drfidelity.datasets.registry import DATASETS
-from drfidelity.datasets.inputs import GROUND_TRUTH
-from drfidelity.metrics import Reference
-from drfidelity.metrics.bridges import bridge_gaps
-from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
-from drfidelity.metrics.stability import mean_pairwise_disparity, position_dispersion
-from drfidelity.metrics.timeseries import random_walk_readouts
-from drfidelity.registry import METHODS
 from drfidelity.core.files import write_csv
 from drfidelity.core.layout import (bridges_path, ceiling_path, load_data, load_embeddings,
                                     per_run_path, skipped_path, stability_path)
 from drfidelity.core.params import Params
+from drfidelity.datasets.inputs import GROUND_TRUTH
+from drfidelity.datasets.registry import DATASETS
+from drfidelity.metrics import Reference
+from drfidelity.metrics.bridges import bridge_gaps
+from drfidelity.metrics.readouts import (STABILITY_METRICS, noise_ceiling, probe_readouts,
+                                         stability_row)
+from drfidelity.registry import METHODS
 from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = "dataset"  # what the stage runs on (see drfidelity.pipeline)
 
 
-#: per-run metrics whose spread over runs (population std) the stability table reports.
-STABILITY_METRICS = ("full_shepard", "full_stress_fidelity", "shepard_p5__vs_ambient",
-                     "shepard_p100__vs_truth", "recall_k15")
 STABILITY_COLUMNS = (["dataset", "snr", "method", "n_runs", "position_dispersion",
                       "mean_pairwise_disparity"] + [f"{m}__std" for m in STABILITY_METRICS])
 BRIDGE_COLUMNS = ["method", "seed", "bridge", "gap", "gap_nn", "gap_ratio", "torn"]
 CEILING_IDS = ["dataset", "snr", "n", "d"]
-
-
-def _trajectory(arrays: dict, Y) -> dict[str, float]:
-    return random_walk_readouts(arrays["X"], Y, arrays["series"], arrays["t"])
-
-
-def _label_separation(arrays: dict, Y) -> dict[str, float]:
-    return {"knn_acc_k10": knn_label_accuracy(Y, arrays["labels"]),
-            "silhouette_2d": silhouette_2d(Y, arrays["labels"])}
-
-
-#: readout kind (``DatasetSpec.readouts``) -> the per-run columns it adds: the trajectory
-#: readouts where series and time are known, the label separation of the map.
-READOUTS = {"trajectory": _trajectory, "labels": _label_separation}
-
-
-def probe_readouts(dataset: str, arrays: dict, Y) -> dict[str, float]:
-    """Columns of the two probes, beside the common set (none for the other datasets)."""
-    kind = DATASETS[dataset].readouts
-    return READOUTS[kind](arrays, Y) if kind else {}
-
-
-def stability_row(maps: list, runs: list[dict]) -> dict[str, float]:
-    """Procrustes dispersion and disparity of the maps (ordered by seed) and the spread of the
-    headline metrics over the same runs."""
-    return {"n_runs": len(maps), "position_dispersion": position_dispersion(maps),
-            "mean_pairwise_disparity": mean_pairwise_disparity(maps),
-            **{f"{m}__std": finite_std([r.get(m, float("nan")) for r in runs])
-               for m in STABILITY_METRICS}}
-
-
-def noise_ceiling(reference: Reference, arrays: dict) -> dict[str, float]:
-    """The truth's scores as a map against the ambient data ({} without a truth)."""
-    if "X_truth" not in arrays:
-        return {}
-    return {key: value for key, value in reference.score(arrays["X_truth"]).items()
-            if not key.endswith("__vs_truth")}
 
 
 def run(params: Params, dataset: str, root: Path) -> None:
@@ -100,6 +58,7 @@ def run(params: Params, dataset: str, root: Path) -> None:
                           **{kw: arrays[key] for kw, key in GROUND_TRUTH.items() if key in arrays})
     n, d = arrays["X"].shape
     has_bridges = "t" in arrays and "labels" in arrays and bool((arrays["labels"] == -1).any())
+    readouts = DATASETS[dataset].readouts
     rows, skipped, stability, bridges = [], [], [], []
     for name in params.methods:
         if status[name]["status"] != "ok":
@@ -110,7 +69,7 @@ def run(params: Params, dataset: str, root: Path) -> None:
             ids = {"dataset": dataset, "snr": params.snr, "method": name, "seed": seed,
                    "stochastic": METHODS[name].stochastic, "n": n, "d": d}
             injected = str(seed) in status[name].get("injected", {})
-            runs.append({**ids, **reference.score(Y), **probe_readouts(dataset, arrays, Y),
+            runs.append({**ids, **reference.score(Y), **probe_readouts(readouts, arrays, Y),
                          "injected": injected})
             if has_bridges:
                 bridges += [{"method": name, "seed": seed, **gap}

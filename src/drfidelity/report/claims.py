@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from drfidelity.comparison import tolerance
+from drfidelity.crosscheck.comparison import tolerance
 from drfidelity.report.latex import escape, macro, macro_name, wrapped_table
 from drfidelity.report.ranking import dataset_leaders, scored_keys
 from drfidelity.report.tables import TRUTH_PAIRS, Cell, Column, RankingTable, fixed

@@ -1,5 +1,5 @@
 """The report's section on what moved between the previous project's releases, from the
-``release_diff`` stage's tables (:mod:`drfidelity.release_diff`), and the pointer to it that a
+``release_diff`` stage's tables (:mod:`drfidelity.crosscheck.release_diff`), and the pointer to it that a
 release's own report carries (the stage runs at the checkout's root only, where every release
 is imported)."""
 
@@ -13,7 +13,7 @@ import pandas as pd
 
 from drfidelity.core.layout import release_params_path, report_paths
 from drfidelity.datasets.registry import DATASETS
-from drfidelity.release_diff import RULE_SEPARATOR, abs_moves
+from drfidelity.crosscheck.release_diff import RULE_SEPARATOR, abs_moves
 from drfidelity.report.document import Block, Bullets, Heading, Para, Table, slug
 from drfidelity.report.ranking import SCORED
 from drfidelity.report.tables import Cell, Column, RankingTable

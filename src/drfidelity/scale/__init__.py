@@ -10,10 +10,9 @@ ENGINE = "metric engine"
 WARMUP_N = 200
 POLL_S = 0.2
 #: a call shorter than TWICE_BELOW_S runs (at least) twice and the faster counts: a one-off
-#: cost that the small warm-up does not trigger must not pass for growth with N (measured:
-#: umap-learn compiles its NN-descent kernels only from 4096 points on, 26 of the first call's
-#: 31 s at N = 5000); a call shorter than MIN_TIMED_S repeats until the calls add up to it (at
-#: most MAX_REPEATS times), as timeit does: one millisecond call is mostly noise
+#: cost that the small warm-up does not trigger must not pass for growth with N (docs/scale.md
+#: has the case that set it); a call shorter than MIN_TIMED_S repeats until the calls add up to
+#: it (at most MAX_REPEATS times), as timeit does: one millisecond call is mostly noise
 TWICE_BELOW_S = 60.0
 MIN_TIMED_S = 1.0
 MAX_REPEATS = 50

@@ -15,7 +15,7 @@ import yaml
 from drfidelity.datasets import (DATASETS, Dataset, DatasetSpec, ScoredColumn, generate,
                                  knob_values)
 from drfidelity.datasets.registry import knobs
-from drfidelity.pipeline import score
+from drfidelity.metrics import readouts
 from drfidelity.figures import panels, settings
 
 from pipeline_helpers import REPO
@@ -23,7 +23,8 @@ from pipeline_helpers import REPO
 SRC = REPO / "src" / "drfidelity"
 #: modules that may say how a dataset is handled only through its spec
 SPEC_READERS = sorted(SRC.glob("report/*.py")) + sorted(SRC.glob("figures/*.py")) + [
-    SRC / "pipeline" / f"{name}.py" for name in ("score", "figures", "report")]
+    SRC / "pipeline" / f"{name}.py" for name in ("score", "figures", "report")] + [
+    SRC / "metrics" / "readouts.py"]
 
 
 @pytest.mark.parametrize("name", list(DATASETS))
@@ -34,7 +35,7 @@ def test_every_spec_is_complete_and_its_kinds_are_known(name):
     assert set(values) == set(knobs(name))
     assert spec.blurb is None or spec.blurb(values).strip()
     assert spec.gallery in panels.GALLERIES
-    assert spec.readouts is None or spec.readouts in score.READOUTS
+    assert spec.readouts is None or spec.readouts in readouts.READOUTS
     stems = set(settings.FIGURE_STEMS)
     assert set(spec.figure_stems) | set(spec.guide) | set(spec.paper_figures) <= stems
     assert spec.shares is None or sum(spec.shares(values)) == pytest.approx(100)

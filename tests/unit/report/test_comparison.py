@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from drfidelity.comparison import compare, to_markdown
+from drfidelity.crosscheck.comparison import compare, to_markdown
 from drfidelity.core.layout import RELEASES, comparison_paths, release_root
 from pipeline_helpers import REPO
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from drfidelity.pipeline.report import checkout_from
-from drfidelity.release_diff import Release, ranking_both_ways
+from drfidelity.crosscheck.release_diff import Release, ranking_both_ways
 from drfidelity.report.document import Heading, Quote, Table, to_html, to_markdown
 from drfidelity.report.releases import cause_table, move_sizes, release_pointer, rule_sentence
 from drfidelity.report.supplements import Supplements, supplement_blocks

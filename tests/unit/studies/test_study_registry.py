@@ -213,7 +213,7 @@ def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
 
 def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
                                                                   monkeypatch):
-    from drfidelity.comparison import tables
+    from drfidelity.crosscheck.comparison import tables
     from drfidelity.pipeline import run_stage
 
     raw = {**COMMITTED, "methods": ["PCA"], "seeds": 1,

@@ -4,7 +4,7 @@ The previous project regenerates its tables in place, so a release's repository 
 what the one before it published, let alone why a number moved. This artifact imports both
 releases' tables and toorPIA maps, so it can. Two releases' result tables are compared cell by
 cell, on the keys and tolerances of the comparison with our own results
-(:mod:`drfidelity.comparison`), and every cell that moved is attributed to the first cause the
+(:mod:`drfidelity.crosscheck.comparison`), and every cell that moved is attributed to the first cause the
 imported data prove:
 
 - ``new toorPIA maps``: a toorPIA row, and the release's maps behind that table differ;
@@ -29,7 +29,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from drfidelity.comparison import tables, tolerance
+from drfidelity.crosscheck.comparison import tables, tolerance
 from drfidelity.registry import METHODS
 from drfidelity.report.ranking import composite_points, scored_keys
 from drfidelity.studies import all_studies
