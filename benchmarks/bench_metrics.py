@@ -5,8 +5,12 @@
   python benchmarks/bench_metrics.py sklearn    [--n 10000] [--d 50]   # 2: vs sklearn, peak RSS
   python benchmarks/bench_metrics.py large      [--n 20000] [--d 50]   # 3: whole score, big N
   python benchmarks/bench_metrics.py score      [--n 1000] [--d 768]   # full row, one map
-  python benchmarks/bench_metrics.py neighbours [--n 1000 5000 10000]  # vs sklearn, k=5,15,30
+  python benchmarks/bench_metrics.py neighbours [--n 1000 5000 10000] [--n-jobs 2]  # vs sklearn
   add --numerics fast for the machine's own kernels (default: exact, as in the pipeline).
+
+The engine's pair passes (sort, subset sums, band stress) and its neighbour row blocks run on
+``$DRFIDELITY_METRIC_THREADS`` threads (default: the usable cores); set it to 1 to time one
+core. The values do not depend on it. Every part prints the thread count it ran with.
 
 ``targets`` runs ``anchor``, ``sklearn`` and ``large`` each in a fresh interpreter (so that each
 peak RSS is its own), then prints one Markdown table of the three ratios. ``anchor`` imports the
@@ -81,10 +85,11 @@ def part_score(n: int, d: int, repeats: int) -> None:
           f"over {repeats}; peak RSS {_peak_rss_gb():.2f} GB")
 
 
-def part_neighbours(sizes: list[int], d: int, sklearn_limit: int, repeats: int) -> None:
+def part_neighbours(sizes: list[int], d: int, sklearn_limit: int, repeats: int,
+                    n_jobs: int | None = None) -> None:
     """The public ``neighbourhood_scores`` (T, C, recall at k = 5, 15, 30 in one call) against
     six ``sklearn.manifold.trustworthiness`` calls (T and C at three k), same process, same data;
-    the values must agree to 1e-12."""
+    the values must agree to 1e-12. ``n_jobs`` is passed to ``neighbourhood_scores``."""
     import numpy as np
     from sklearn.manifold import trustworthiness as sk_trust
 
@@ -102,9 +107,10 @@ def part_neighbours(sizes: list[int], d: int, sklearn_limit: int, repeats: int) 
     for n in sizes:
         X, _, _ = _dataset(n, d)
         Y = _embedding(X, 0)
-        runs = [_timed(neighbourhood_scores, X, Y, k=ks) for _ in range(repeats)]
+        runs = [_timed(neighbourhood_scores, X, Y, k=ks, n_jobs=n_jobs) for _ in range(repeats)]
         ours, t_ours = runs[0][0], min(t for _, t in runs)
-        line = (f"neighbours N={n} D={d}: neighbourhood_scores (T+C+recall, k=5,15,30) "
+        line = (f"neighbours N={n} D={d}: neighbourhood_scores (T+C+recall, k=5,15,30, "
+                f"n_jobs={n_jobs}) "
                 f"{t_ours:.2f} s (best of {repeats}: {', '.join(f'{t:.2f}' for _, t in runs)})")
         if n <= sklearn_limit:
             start = time.perf_counter()
@@ -259,10 +265,13 @@ def main(argv=None) -> int:
                              "reported (default 3)")
     parser.add_argument("--sklearn-limit", type=int, default=10000,
                         help="largest N at which scikit-learn is timed too")
+    parser.add_argument("--n-jobs", type=int, help="n_jobs of neighbourhood_scores in part "
+                        "'neighbours' (default None: one thread, as in scikit-learn)")
     parser.add_argument("--numerics", choices=runtime.MODES, default="exact")
     args = parser.parse_args(argv)
     runtime.configure(args.numerics)
-    print(f"numerics: {runtime.current_mode()}")
+    from drfidelity.metrics.pair_kernels import threads
+    print(f"numerics: {runtime.current_mode()}; engine threads: {threads()}")
     if args.part == "targets":
         part_targets(args.numerics)
     elif args.part == "anchor":
@@ -273,7 +282,7 @@ def main(argv=None) -> int:
         part_score((args.n or [1000])[0], args.d or 768, args.repeats or 5)
     elif args.part == "neighbours":
         part_neighbours(args.n or [1000, 5000, 10000], args.d or 50, args.sklearn_limit,
-                        args.repeats or 3)
+                        args.repeats or 3, args.n_jobs)
     else:
         part_large((args.n or [20000])[0], args.d or 50)
     return 0

@@ -27,7 +27,7 @@ from . import bands
 from .cluster_scale import TightCluster, cluster_scale, select_tightest
 from .distances import condensed_distances, distance_rows
 from .inputs import ReferenceInputs, check_map_points, reference_inputs, score_inputs
-from .neighbours import K_VALUES, Neighbourhoods, neighbour_scores
+from .neighbours import K_VALUES, Neighbourhoods, neighbour_scores, threaded_map
 from .outliers import OutlierSet, OutlierSpace, outlier_metrics, outlier_set, outlier_space
 from .populations import population_weights
 from .shepard import (PairSubsets, RankedDistances, ShepardPair, inverse_permutation,
@@ -162,6 +162,10 @@ class Reference:
 
     Notes
     -----
+    The sorts, the Shepard and stress passes and the neighbour row blocks run on
+    ``$DRFIDELITY_METRIC_THREADS`` threads (default: the usable cores); every value is the
+    same, to the bit, for any number of threads.
+
     Distances are exact on all N(N - 1)/2 pairs. Definitions of every column:
     ``docs/metrics.md``. Band Shepard rho is Spearman's rho over the pairs inside a
     data-distance percentile (Shepard 1962); stress is Kruskal's (1964) with the least-squares
@@ -208,7 +212,8 @@ class Reference:
             warnings.warn("every point of X is at the same place (all distances are 0): "
                           "Spearman rho, stress, trustworthiness, continuity and recall are "
                           "undefined (NaN)", RuntimeWarning, stacklevel=3)
-        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax, constant=constant)
+        self._neighbours = Neighbourhoods(_rows_of(d_amb, n), n, self._kmax, constant=constant,
+                                          block_map=threaded_map)
 
         self._tight: TightCluster | None = None
         if inputs.labels is not None and np.any(inputs.labels >= 0):
@@ -279,7 +284,8 @@ class Reference:
             row.update(outlier_metrics(self._outliers, self._outlier_high, low_outliers,
                                        families[OUTLIER_RHO]))
         row.update({key: value for key, value in families.items() if key != OUTLIER_RHO})
-        low_neighbours = Neighbourhoods(rows_2d, n, self._kmax, constant=constant)
+        low_neighbours = Neighbourhoods(rows_2d, n, self._kmax, constant=constant,
+                                        block_map=threaded_map)
         row.update(neighbour_scores(self._neighbours, low_neighbours))
         return row
 

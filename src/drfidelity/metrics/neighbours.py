@@ -27,6 +27,7 @@ import numpy as np
 
 from .distances import feature_rows, metric_options, row_blocks
 from .inputs import check_map_points, check_space
+from .pair_kernels import run_parallel, threads
 from .rank_kernels import count_ranks, nearest
 
 K_VALUES = (5, 15, 30)
@@ -65,6 +66,13 @@ def _rank_block(rows: RowFunction, block: np.ndarray, targets: np.ndarray,
 def serial_map(task: Callable, rows: RowFunction, *arguments) -> list:
     """``[task(rows, *a) for a in zip(*arguments)]``: one row block after the other."""
     return [task(rows, *args) for args in zip(*arguments)]
+
+
+def threaded_map(task: Callable, rows: RowFunction, *arguments) -> list:
+    """:func:`serial_map` on :func:`~.pair_kernels.threads` threads (the kernels release the
+    GIL); each block's result depends on its rows alone, so the bytes are the same."""
+    return run_parallel([lambda args=args: task(rows, *args) for args in zip(*arguments)],
+                        threads())
 
 
 class Neighbourhoods:

@@ -1,10 +1,13 @@
 """Compiled passes over all N(N-1)/2 pairs: the stable sort, tie groups and the subset sums.
 
 Every pass here reads an N^2/2-long vector once or twice, so each is one numba loop instead of
-a sequence of numpy calls with N^2/2-long temporaries (single-threaded, like the other kernels).
+a sequence of numpy calls with N^2/2-long temporaries. The sort, the subset sums and the band
+dots split their work over :func:`threads` Python threads (the kernels release the GIL) such that
+the result is the same, to the bit, for any number of threads.
 
 * :func:`sort_in_place`: the stable ascending order (ties by position) as int32, by an in-place
-  bucket sort (no N^2/2-long buffer besides the keys and the order).
+  bucket sort (no N^2/2-long buffer besides the keys and the order); its buckets are sorted on
+  several threads.
 * :func:`tie_groups`: the runs of equal values of a sorted vector.
 * :func:`subset_sums`: exact integer Spearman sums for many pair subsets in one pass along the
   2-D order (see :mod:`.shepard`).
@@ -14,6 +17,9 @@ a sequence of numpy calls with N^2/2-long temporaries (single-threaded, like the
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from .jit import kernel
@@ -22,6 +28,7 @@ SPILL = 1 << 62  # integer sums are kept as hi * SPILL + lo with 0 <= lo < SPILL
 FANOUT = 2048  # buckets per level of the sort: its write heads stay in cache
 SHORT_RUN = 48  # runs up to this size are sorted by insertion
 BLOCK = 4096  # 2-D positions whose subset table rows are gathered before they are used
+PARALLEL_PAIRS = 1 << 20  # shorter walks along the 2-D order are not cut into pieces
 
 
 @kernel(nogil=True)
@@ -48,82 +55,141 @@ def _bucket(v, vmin, scale, spread, buckets):
 
 
 @kernel(nogil=True)
-def _sort_pairs(keys, order, fanout, short_run):
-    """Sort (keys, order) by key, then order, in place: most-significant-bucket first.
+def _partition(keys, order, lo, hi, fanout, short_run, counts, heads):
+    """Split the run (keys, order)[lo:hi] into buckets in place; return their number.
 
-    A run is split into up to ``fanout`` buckets by ``floor((v - min) * scale)``, which never
-    decreases as v grows (IEEE operations round monotonically), the pairs are permuted into
-    their buckets in place (cycle leader), and each bucket is a new run; short runs are sorted
-    by insertion, runs of one value by index.
+    The run is split into up to ``fanout`` buckets by ``floor((v - min) * scale)``, which never
+    decreases as v grows (IEEE operations round monotonically), and the pairs are permuted into
+    their buckets in place (cycle leader); bucket b is then [counts[b], counts[b + 1]). A short
+    run is sorted by insertion and a run of one value by index instead (0 buckets).
     """
+    if hi - lo <= short_run:
+        _insertion_sort(keys, order, lo, hi)
+        return 0
+    vmin = keys[lo]
+    vmax = keys[lo]
+    for t in range(lo, hi):
+        vmin = min(vmin, keys[t])
+        vmax = max(vmax, keys[t])
+    if vmin == vmax:  # one value: order by index
+        order[lo:hi] = np.sort(order[lo:hi])
+        return 0
+    buckets = max(2, min(fanout, (hi - lo) // 16))
+    spread = vmax - vmin
+    scale = buckets / spread
+    if not np.isfinite(scale):  # a subnormal spread: scale by division instead
+        scale = -1.0
+    counts[:buckets + 1] = 0
+    for t in range(lo, hi):
+        counts[_bucket(keys[t], vmin, scale, spread, buckets) + 1] += 1
+    counts[0] = lo
+    for b in range(buckets):
+        counts[b + 1] += counts[b]
+        heads[b] = counts[b]
+    for b in range(buckets):
+        while heads[b] < counts[b + 1]:
+            v = keys[heads[b]]
+            j = order[heads[b]]
+            c = _bucket(v, vmin, scale, spread, buckets)
+            while c != b:  # carry the pair to its bucket, pick up the one there
+                p = heads[c]
+                heads[c] += 1
+                v, keys[p] = keys[p], v
+                j, order[p] = order[p], j
+                c = _bucket(v, vmin, scale, spread, buckets)
+            keys[heads[b]] = v
+            order[heads[b]] = j
+            heads[b] += 1
+    return buckets
+
+
+@kernel(inline="always")
+def _push(stack, top, lo, hi):
+    """Put the run [lo, hi) on the stack at ``top`` (grown when full); return the stack."""
+    if top == stack.shape[0]:
+        grown = np.empty((2 * top, 2), dtype=np.int64)
+        grown[:top] = stack
+        stack = grown
+    stack[top, 0] = lo
+    stack[top, 1] = hi
+    return stack
+
+
+@kernel(nogil=True)
+def _sort_runs(keys, order, bounds, fanout, short_run):
+    """Sort (keys, order) by key, then order, in place inside each run [bounds[r],
+    bounds[r + 1]): most-significant-bucket first, each bucket a new run."""
     stack = np.empty((1024, 2), dtype=np.int64)
-    stack[0, 0] = 0
-    stack[0, 1] = keys.shape[0]
-    top = 1
+    top = 0
+    for r in range(bounds.shape[0] - 1):
+        if bounds[r + 1] - bounds[r] > 1:
+            stack = _push(stack, top, bounds[r], bounds[r + 1])
+            top += 1
     counts = np.empty(fanout + 1, dtype=np.int64)
     heads = np.empty(fanout, dtype=np.int64)
     while top:
         top -= 1
         lo = stack[top, 0]
         hi = stack[top, 1]
-        if hi - lo <= short_run:
-            _insertion_sort(keys, order, lo, hi)
-            continue
-        vmin = keys[lo]
-        vmax = keys[lo]
-        for t in range(lo, hi):
-            vmin = min(vmin, keys[t])
-            vmax = max(vmax, keys[t])
-        if vmin == vmax:  # one value: order by index
-            order[lo:hi] = np.sort(order[lo:hi])
-            continue
-        buckets = max(2, min(fanout, (hi - lo) // 16))
-        spread = vmax - vmin
-        scale = buckets / spread
-        if not np.isfinite(scale):  # a subnormal spread: scale by division instead
-            scale = -1.0
-        counts[:buckets + 1] = 0
-        for t in range(lo, hi):
-            counts[_bucket(keys[t], vmin, scale, spread, buckets) + 1] += 1
-        counts[0] = lo
-        for b in range(buckets):
-            counts[b + 1] += counts[b]
-            heads[b] = counts[b]
-        for b in range(buckets):
-            while heads[b] < counts[b + 1]:
-                v = keys[heads[b]]
-                j = order[heads[b]]
-                c = _bucket(v, vmin, scale, spread, buckets)
-                while c != b:  # carry the pair to its bucket, pick up the one there
-                    p = heads[c]
-                    heads[c] += 1
-                    v, keys[p] = keys[p], v
-                    j, order[p] = order[p], j
-                    c = _bucket(v, vmin, scale, spread, buckets)
-                keys[heads[b]] = v
-                order[heads[b]] = j
-                heads[b] += 1
+        buckets = _partition(keys, order, lo, hi, fanout, short_run, counts, heads)
         for b in range(buckets):
             if counts[b + 1] - counts[b] > 1:
-                if top == stack.shape[0]:
-                    grown = np.empty((2 * top, 2), dtype=np.int64)
-                    grown[:top] = stack
-                    stack = grown
-                stack[top, 0] = counts[b]
-                stack[top, 1] = counts[b + 1]
+                stack = _push(stack, top, counts[b], counts[b + 1])
                 top += 1
 
 
-def sort_in_place(keys: np.ndarray, dtype=np.int32) -> np.ndarray:
+def threads() -> int:
+    """Threads of the pair passes: ``$DRFIDELITY_METRIC_THREADS``, else the usable cores.
+
+    Every pass splits its work so that the result does not depend on this number (a sort's
+    output is unique, integer sums are exact, float sums are added in one fixed order)."""
+    value = os.environ.get("DRFIDELITY_METRIC_THREADS")
+    if value:
+        return max(1, int(value))
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def run_parallel(tasks: list, workers: int) -> list:
+    """``[task() for task in tasks]``, on up to ``workers`` threads (the kernels release the
+    GIL)."""
+    if workers <= 1 or len(tasks) <= 1:
+        return [task() for task in tasks]
+    with ThreadPoolExecutor(min(workers, len(tasks))) as pool:
+        return list(pool.map(lambda task: task(), tasks))
+
+
+def balanced_cuts(bounds: np.ndarray, parts: int) -> list[int]:
+    """Indices into the ascending ``bounds`` that cut [bounds[0], bounds[-1]) into ``parts``
+    pieces of about equal length, at bounds only (first 0, last len(bounds) - 1)."""
+    total = bounds[-1] - bounds[0]
+    targets = bounds[0] + total * np.arange(1, parts) // parts
+    inner = np.searchsorted(bounds, targets).tolist()
+    return sorted({0, *inner, bounds.shape[0] - 1})
+
+
+def sort_in_place(keys: np.ndarray, dtype=np.int32, workers: int | None = None) -> np.ndarray:
     """Sort the finite float64 ``keys`` in place; return the stable order (``np.argsort(keys,
     kind="stable")`` of the input) as ``dtype``.
 
     About twice as fast as numpy's stable argsort on distance vectors, and beside the keys it
     needs only the order itself (int32: half of numpy's int64 order, and no merge buffer).
+    After the first split into buckets, the buckets are sorted on ``workers`` threads
+    (default :func:`threads`), in groups of about equal length; the order is unique, so it
+    does not depend on the threads.
     """
     order = np.arange(keys.shape[0], dtype=dtype)
-    if keys.shape[0] > 1:
-        _sort_pairs(keys, order, FANOUT, SHORT_RUN)
+    if keys.shape[0] <= 1:
+        return order
+    counts = np.empty(FANOUT + 1, dtype=np.int64)
+    heads = np.empty(FANOUT, dtype=np.int64)
+    buckets = _partition(keys, order, 0, keys.shape[0], FANOUT, SHORT_RUN, counts, heads)
+    bounds = counts[:buckets + 1].copy()
+    if buckets:
+        workers = threads() if workers is None else workers
+        cuts = balanced_cuts(bounds, workers)
+        run_parallel([lambda a=a, b=b: _sort_runs(keys, order, bounds[a:b + 1], FANOUT,
+                                                  SHORT_RUN)
+                      for a, b in zip(cuts, cuts[1:])], workers)
     return order
 
 
@@ -244,16 +310,18 @@ def _add(sums, row, col, value):
 
 @kernel(nogil=True)
 def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied, high_starts,
-                 high_ends, block, sums, totals):
+                 high_ends, block, start, stop, g, sums, totals):
+    """The sums of :func:`subset_sums` over the 2-D positions [start, stop), counting copies
+    from 0 at ``start`` (``g``: the first 2-D tie group at or after it); columns 2 and 3 of
+    ``sums`` add up w a and w b, which shift the sums when earlier copies are counted."""
     bands = band_sizes.shape[0]
     width = table.shape[1]
     before = np.zeros(bands + subsets, dtype=np.int64)
     group = np.zeros(bands + subsets, dtype=np.int64)
-    length = to_high.shape[0]
+    length = stop
     has_ties = tied.shape[0] > 0
     rows = np.empty((block, width), dtype=np.uint64)
-    g = 0
-    q0 = 0
+    q0 = start
     while q0 < length:
         q1 = min(length, q0 + block)
         k = g  # a block never splits a 2-D tie group
@@ -284,6 +352,8 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied
                     before[r] += 1
                     _add(sums, r, 0, (2 * h + 2) * b)
                     _add(sums, r, 1, b * b)
+                    _add(sums, r, 2, 2 * h + 2)
+                    _add(sums, r, 3, b)
                 shift = np.uint64(h & 63)
                 for s in range(subsets):
                     w = _weight(rows[q - q0], s, shift)
@@ -294,6 +364,8 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied
                         before[r] += w
                         _add(sums, r, 0, w * a * b)
                         _add(sums, r, 1, w * b * b)
+                        _add(sums, r, 2, w * a)
+                        _add(sums, r, 3, w * b)
                 q += 1
                 continue
             group[:] = 0
@@ -320,6 +392,8 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied
                     b = 2 * before[r] + group[r] + 1
                     _add(sums, r, 0, (hs + he + 2) * b)
                     _add(sums, r, 1, b * b)
+                    _add(sums, r, 2, hs + he + 2)
+                    _add(sums, r, 3, b)
                 shift = np.uint64(h & 63)
                 for s in range(subsets):
                     w = _weight(rows[t - q0], s, shift)
@@ -334,6 +408,8 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied
                     b = 2 * before[r] + group[r] + 1
                     _add(sums, r, 0, w * a * b)
                     _add(sums, r, 1, w * b * b)
+                    _add(sums, r, 2, w * a)
+                    _add(sums, r, 3, w * b)
             for r in range(bands + subsets):
                 before[r] += group[r]
             q = e + 1
@@ -342,10 +418,11 @@ def _subset_sums(to_high, low_starts, low_ends, band_sizes, table, subsets, tied
 
 
 @kernel(nogil=True)
-def _high_squares(length, band_sizes, table, subsets, high_starts, high_ends, sums):
+def _high_squares(start, stop, band_sizes, table, subsets, high_starts, high_ends, sums):
+    """The sums of :func:`high_squares` over the high-D positions [start, stop)."""
     bands = band_sizes.shape[0]
-    g = 0
-    for h in range(length):
+    g = np.searchsorted(high_ends, start)  # the first tie group that does not end before it
+    for h in range(start, stop):
         hs = h
         he = h
         while g < high_starts.shape[0] and high_ends[g] < h:
@@ -371,29 +448,73 @@ def _high_squares(length, band_sizes, table, subsets, high_starts, high_ends, su
 
 def high_squares(length, band_sizes, table, subsets, high_ties) -> list[int]:
     """Exact sums of w a^2 (doubled high-D average ranks) per band and subset: they depend on
-    the reference only, so they are computed once, by one walk along the high-D order."""
+    the reference only, so they are computed once, by one walk along the high-D order, cut
+    into pieces on :func:`threads` threads (every term depends on its position alone, and
+    integer sums are exact)."""
     rows = band_sizes.shape[0] + subsets
-    sums = np.zeros((rows, 1, 2), dtype=np.int64)
-    _high_squares(length, band_sizes, table, subsets, high_ties[0], high_ties[1], sums)
-    return [int(hi) * SPILL + int(lo) for hi, lo in sums[:, 0]]
+    workers = threads()
+    cuts = [length * part // workers for part in range(workers + 1)]
+
+    def walk(start, stop):
+        sums = np.zeros((rows, 1, 2), dtype=np.int64)
+        _high_squares(start, stop, band_sizes, table, subsets, high_ties[0], high_ties[1], sums)
+        return [int(hi) * SPILL + int(lo) for hi, lo in sums[:, 0]]
+
+    pieces = run_parallel([lambda a=a, b=b: walk(a, b) for a, b in zip(cuts, cuts[1:]) if b > a],
+                          workers)
+    return [sum(piece[r] for piece in pieces) for r in range(rows)]
 
 
-def subset_sums(to_high, low_groups, band_sizes, table, subsets, high_ties, tied):
+def _split_points(length: int, low_starts: np.ndarray, low_ends: np.ndarray, parts: int):
+    """About equal pieces of [0, length) as (start, stop, first 2-D tie group) that never
+    split a 2-D tie group."""
+    cuts = [0]
+    for part in range(1, parts):
+        cut = max(cuts[-1], length * part // parts)
+        k = int(np.searchsorted(low_starts, cut, side="right")) - 1
+        if k >= 0 and low_ends[k] >= cut:
+            cut = int(low_ends[k]) + 1
+        cuts.append(cut)
+    cuts.append(length)
+    return [(a, b, int(np.searchsorted(low_starts, a))) for a, b in zip(cuts, cuts[1:]) if b > a]
+
+
+def subset_sums(to_high, low_groups, band_sizes, table, subsets, high_ties, tied,
+                workers: int | None = None):
     """Exact sums of a*b and b*b (doubled average ranks) and the copy count per subset.
 
     Rows of the result: first the bands (prefixes of the high-D order of the given sizes,
     ascending), then the ``subsets`` weighted subsets of ``table`` (see :func:`subset_table`).
     The walk goes along the 2-D order, so the subsets' words are read at random high-D
     positions: they are gathered block by block before use, so that the cache misses overlap.
-    Returns (sums as Python ints, shape (rows, 2), totals).
+    The 2-D order is cut into pieces walked on ``workers`` threads (default :func:`threads`),
+    each counting its copies from 0: with ``o`` copies before a piece, its b are 2 o larger,
+    so its sums shift by 2 o sum(w a) and 4 o sum(w b) + 4 o^2 sum(w), in exact integers; the
+    result does not depend on the pieces. Returns (sums as Python ints, shape (rows, 2),
+    totals).
     """
     rows = band_sizes.shape[0] + subsets
-    sums = np.zeros((rows, 2, 2), dtype=np.int64)
-    totals = np.zeros(rows, dtype=np.int64)
-    _subset_sums(to_high, low_groups[0], low_groups[1], band_sizes, table, subsets, tied,
-                 high_ties[0], high_ties[1], BLOCK, sums, totals)
-    exact = [[int(hi) * SPILL + int(lo) for hi, lo in row] for row in sums]
-    return exact, [int(t) for t in totals]
+    workers = threads() if workers is None else workers
+    pieces = _split_points(to_high.shape[0], low_groups[0], low_groups[1],
+                           workers if to_high.shape[0] >= PARALLEL_PAIRS else 1)
+
+    def walk(piece):
+        sums = np.zeros((rows, 4, 2), dtype=np.int64)
+        totals = np.zeros(rows, dtype=np.int64)
+        _subset_sums(to_high, low_groups[0], low_groups[1], band_sizes, table, subsets, tied,
+                     high_ties[0], high_ties[1], BLOCK, *piece, sums, totals)
+        return [[int(hi) * SPILL + int(lo) for hi, lo in row] for row in sums], totals
+
+    exact = [[0, 0] for _ in range(rows)]
+    before = [0] * rows
+    for sums, totals in run_parallel([lambda piece=piece: walk(piece) for piece in pieces],
+                                     workers):
+        for r, (ab, bb, wa, wb) in enumerate(sums):
+            o = before[r]
+            exact[r][0] += ab + 2 * o * wa
+            exact[r][1] += bb + 4 * o * wb + 4 * o * o * int(totals[r])
+            before[r] = o + int(totals[r])
+    return exact, before
 
 
 @kernel(nogil=True)
@@ -528,14 +649,15 @@ def band_counts(a: np.ndarray, radii: np.ndarray, chunk: int) -> np.ndarray:
 
 
 @kernel(nogil=True)
-def _band_dots(a, b, radii, counts, alphas, chunk, mode, out):
-    """Per band, the chunked np.dot sums of the band's compressed arrays (see band_dots)."""
+def _band_dots(a, b, radii, counts, alphas, chunk, mode, first, last, out):
+    """Per chunk c in [first, last) and band, the np.dot sums of the band's compressed arrays
+    (see band_dots) into out[c]."""
     bands = radii.shape[0]
     acc = np.zeros((bands, 2, 8))
     seen = np.zeros(bands, dtype=np.int64)
     tails = np.zeros(bands, dtype=np.int64)
     length = a.shape[0]
-    for c in range(counts.shape[0]):
+    for c in range(first, last):
         acc[:] = 0.0
         seen[:] = 0
         for r in range(bands):
@@ -567,10 +689,20 @@ def _band_dots(a, b, radii, counts, alphas, chunk, mode, out):
         for r in range(bands):
             for m in range(2):
                 v = acc[r, m]
-                out[r, m] += ((v[0] + v[2]) + (v[4] + v[6])) + ((v[1] + v[3]) + (v[5] + v[7]))
+                out[c, r, m] = ((v[0] + v[2]) + (v[4] + v[6])) + ((v[1] + v[3]) + (v[5] + v[7]))
 
 
-def band_dots(a, b, radii, counts, chunk, alphas=None) -> np.ndarray:
+@kernel(nogil=True)
+def _sum_chunks(per_chunk, out):
+    """out = the per-chunk sums added in chunk order (as the chunked numpy calls do)."""
+    for c in range(per_chunk.shape[0]):
+        for r in range(per_chunk.shape[1]):
+            for m in range(per_chunk.shape[2]):
+                out[r, m] += per_chunk[c, r, m]
+
+
+def band_dots(a, b, radii, counts, chunk, alphas=None, workers: int | None = None
+              ) -> np.ndarray:
     """For every band (a <= radii[r]) the sums that ``BandStress.stress`` takes chunk by chunk.
 
     Without ``alphas``: columns sum over chunks of np.dot(x, y) and np.dot(y, y), where x, y
@@ -579,10 +711,19 @@ def band_dots(a, b, radii, counts, chunk, alphas=None) -> np.ndarray:
     each chunk's dot accumulates as OpenBLAS's SSE2 ddot kernel does (eight partial sums, pair
     k of a 16-block into sum k mod 8, the last n mod 4 products into sums 0 and 1, then a fixed
     reduction tree; checked against np.dot in tests/test_metrics_kernels.py), so all bands come
-    from one pass instead of two masked copies each.
+    from one pass instead of two masked copies each. Chunks are independent, so they are
+    computed on ``workers`` threads (default :func:`threads`) and then added in chunk order:
+    the same bytes for any number of threads.
     """
-    out = np.zeros((radii.shape[0], 2))
     mode = 0 if alphas is None else 1
     alphas = np.zeros(radii.shape[0]) if alphas is None else np.asarray(alphas, dtype=np.float64)
-    _band_dots(a, b, radii, counts, alphas, chunk, mode, out)
+    chunks = counts.shape[0]
+    per_chunk = np.zeros((chunks, radii.shape[0], 2))
+    workers = threads() if workers is None else workers
+    cuts = np.linspace(0, chunks, min(workers, chunks) + 1).astype(np.int64)
+    run_parallel([lambda first=first, last=last: _band_dots(a, b, radii, counts, alphas, chunk,
+                                                            mode, first, last, per_chunk)
+                  for first, last in zip(cuts[:-1], cuts[1:]) if last > first], workers)
+    out = np.zeros((radii.shape[0], 2))
+    _sum_chunks(per_chunk, out)
     return out

@@ -199,3 +199,55 @@ def test_strict_maxima_are_scipys_relative_maxima():
         for order in (1, 4, 10):
             np.testing.assert_array_equal(bands.strict_maxima(values, order),
                                           argrelmax(values, order=order)[0])
+
+
+def test_threads_do_not_change_the_passes(monkeypatch):
+    """The sort, the subset sums and the band dots give the same bytes on 1 to 5 threads."""
+    from drfidelity.metrics import pair_kernels
+
+    rng = np.random.default_rng(11)
+    values = np.round(rng.random(200_000) * 500) ** 2  # ties, crowded buckets
+    sorted_keys = []
+    for workers in (1, 2, 3, 5):
+        keys = values.copy()
+        np.testing.assert_array_equal(sort_in_place(keys, workers=workers),
+                                      np.argsort(values, kind="stable"))
+        sorted_keys.append(keys)
+    assert all(np.array_equal(keys, sorted_keys[0]) for keys in sorted_keys)
+
+    monkeypatch.setattr(pair_kernels, "PARALLEL_PAIRS", 0)
+    d_high = pdist(np.round(rng.normal(size=(120, 4)), 1))
+    d_low = pdist(np.round(rng.normal(size=(120, 2)), 1))  # 2-D tie groups at the cuts
+    high, low = RankedDistances(d_high), RankedDistances(d_low)
+    weights = [rng.integers(0, 3, d_high.shape[0]), rng.integers(0, 2, d_high.shape[0])]
+    subsets = PairSubsets.from_weights(weights)
+    to_high = inverse_permutation(high.order)[low.order]
+    sizes = np.array([50, 700, d_high.shape[0]])
+    runs = [pair_kernels.subset_sums(to_high, (low.tie_starts, low.tie_ends), sizes,
+                                     subsets.table, subsets.count,
+                                     (high.tie_starts, high.tie_ends), high.tied, workers)
+            for workers in (1, 2, 3, 7)]
+    assert all(run == runs[0] for run in runs)
+
+    radii = np.quantile(d_high, [0.1, 0.5, 1.0])
+    counts = pair_kernels.band_counts(d_high, radii, 1000)
+    for alphas in (None, np.array([0.5, 1.5, 2.0])):
+        dots = [pair_kernels.band_dots(d_high, d_low, radii, counts, 1000, alphas, workers)
+                for workers in (1, 2, 3)]
+        assert all(dot.tobytes() == dots[0].tobytes() for dot in dots)
+
+
+def test_score_is_the_same_on_any_number_of_threads(monkeypatch):
+    from drfidelity.metrics import Reference, pair_kernels
+
+    monkeypatch.setattr(pair_kernels, "PARALLEL_PAIRS", 0)
+    rng = np.random.default_rng(12)
+    X = np.round(rng.normal(size=(150, 5)), 1)
+    Y = np.round(X[:, :2] + rng.normal(size=(150, 2)), 1)
+    rows = []
+    for workers in ("1", "2", "3"):
+        monkeypatch.setenv("DRFIDELITY_METRIC_THREADS", workers)
+        rows.append(Reference(X, truth=X + 0.1, labels=np.arange(150) % 4,
+                              outlier_idx=[3, 77]).score(Y))
+    assert all(np.array(list(row.values())).tobytes()
+               == np.array(list(rows[0].values())).tobytes() for row in rows)
