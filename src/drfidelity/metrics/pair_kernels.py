@@ -29,6 +29,7 @@ FANOUT = 2048  # buckets per level of the sort: its write heads stay in cache
 SHORT_RUN = 48  # runs up to this size are sorted by insertion
 BLOCK = 4096  # 2-D positions whose subset table rows are gathered before they are used
 PARALLEL_PAIRS = 1 << 20  # shorter walks along the 2-D order are not cut into pieces
+THREADS_VARIABLE = "DRFIDELITY_METRIC_THREADS"  # the pair passes' threads (speed only)
 
 
 @kernel(nogil=True)
@@ -143,10 +144,14 @@ def threads() -> int:
 
     Every pass splits its work so that the result does not depend on this number (a sort's
     output is unique, integer sums are exact, float sums are added in one fixed order)."""
-    value = os.environ.get("DRFIDELITY_METRIC_THREADS")
-    if value:
-        return max(1, int(value))
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    value = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not value:
+        return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                else os.cpu_count() or 1)
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"{THREADS_VARIABLE} must be a whole number of threads >= 1, "
+                         f"got {value[:40]!r}")
+    return int(value)
 
 
 def run_parallel(tasks: list, workers: int) -> list:

@@ -251,3 +251,14 @@ def test_score_is_the_same_on_any_number_of_threads(monkeypatch):
                               outlier_idx=[3, 77]).score(Y))
     assert all(np.array(list(row.values())).tobytes()
                == np.array(list(rows[0].values())).tobytes() for row in rows)
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-3", "2.5"])
+def test_a_bad_thread_count_is_refused_naming_the_variable(monkeypatch, value):
+    from drfidelity.metrics import pair_kernels
+
+    monkeypatch.setenv("DRFIDELITY_METRIC_THREADS", value)
+    with pytest.raises(ValueError, match=rf"^DRFIDELITY_METRIC_THREADS .*{value!r}"):
+        pair_kernels.threads()
+    monkeypatch.setenv("DRFIDELITY_METRIC_THREADS", " 3 ")
+    assert pair_kernels.threads() == 3
