@@ -1,6 +1,7 @@
 """Neighbour-preservation metrics: recall@k, trustworthiness and continuity (Venna & Kaski 2001).
 
-Ties are broken by index, so every rank is defined: rho_ij = 1 + |{k != i : d_ik < d_ij or (d_ik = d_ij and k < j)}|.
+Ties are broken by index, so every rank is defined:
+rho_ij = 1 + |{k != i : d_ik < d_ij or (d_ik = d_ij and k < j)}|.
 Only the K nearest neighbours of every point are selected (one compiled pass per row); the
 exact rank of a point outside a neighbour list is needed only for intruders (trustworthiness)
 and lost neighbours (continuity), and it is counted directly on that one distance row by a
@@ -17,17 +18,16 @@ C(X, Y) = T(Y, X). Both are only meaningful for k < N/2 (Venna & Kaski 2001).
 
 from __future__ import annotations
 
-import os
+import functools
 import warnings
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
 
 from .distances import feature_rows, metric_options, row_blocks
 from .inputs import check_map_points, check_space
-from .pair_kernels import run_parallel, threads
+from .pair_kernels import run_parallel, threads, usable_cores
 from .rank_kernels import count_ranks, nearest
 
 K_VALUES = (5, 15, 30)
@@ -68,11 +68,13 @@ def serial_map(task: Callable, rows: RowFunction, *arguments) -> list:
     return [task(rows, *args) for args in zip(*arguments)]
 
 
-def threaded_map(task: Callable, rows: RowFunction, *arguments) -> list:
-    """:func:`serial_map` on :func:`~.pair_kernels.threads` threads (the kernels release the
-    GIL); each block's result depends on its rows alone, so the bytes are the same."""
+def threaded_map(task: Callable, rows: RowFunction, *arguments, workers: int | None = None
+                 ) -> list:
+    """:func:`serial_map` on ``workers`` threads (default :func:`~.pair_kernels.threads`; the
+    kernels release the GIL); each block's result depends on its rows alone, so the bytes are
+    the same."""
     return run_parallel([lambda args=args: task(rows, *args) for args in zip(*arguments)],
-                        threads())
+                        threads() if workers is None else workers)
 
 
 class Neighbourhoods:
@@ -215,8 +217,7 @@ def _workers(n_jobs) -> int:
         return 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    return int(n_jobs) if n_jobs > 0 else max(1, usable_cores() + 1 + int(n_jobs))
 
 
 @contextmanager
@@ -251,9 +252,7 @@ def block_mapper(n_jobs=None, scheduler=None) -> Iterator[Callable]:
     if workers == 1:
         yield serial_map
         return
-    with ThreadPoolExecutor(workers) as pool:
-        yield lambda task, rows, *arguments: list(
-            pool.map(lambda args: task(rows, *args), zip(*arguments)))
+    yield functools.partial(threaded_map, workers=workers)
 
 
 def _ks(k, n: int, limit: str) -> tuple[tuple[int, ...], bool]:

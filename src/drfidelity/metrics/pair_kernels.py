@@ -139,6 +139,11 @@ def _sort_runs(keys, order, bounds, fanout, short_run):
                 top += 1
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system reports one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def threads() -> int:
     """Threads of the pair passes: ``$DRFIDELITY_METRIC_THREADS``, else the usable cores.
 
@@ -146,8 +151,7 @@ def threads() -> int:
     output is unique, integer sums are exact, float sums are added in one fixed order)."""
     value = os.environ.get(THREADS_VARIABLE, "").strip()
     if not value:
-        return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                else os.cpu_count() or 1)
+        return usable_cores()
     if not value.isdigit() or int(value) < 1:
         raise ValueError(f"{THREADS_VARIABLE} must be a whole number of threads >= 1, "
                          f"got {value[:40]!r}")
