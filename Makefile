@@ -19,8 +19,8 @@ STAGES ?= 1
 venv:                 ## create/refresh .venv from requirements/requirements.lock
 	tools/setup-env.sh $(VENV)
 
-wiring: venv          ## write studies.yaml, the studies' deps in dvc.yaml and each release's dvc.yaml from the study registry
-	python -m drfidelity.supplements.wiring
+wiring: venv          ## write studies.yaml, method_code/ and each release's dvc.yaml from the registries
+	python -m drfidelity.studies.run.wiring
 	python tools/release_pipeline.py
 
 repro: venv           ## bring in the imports (toorPIA's maps), recompute every stage of RELEASE, compare with git

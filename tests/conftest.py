@@ -129,8 +129,8 @@ def maps_run(tmp_path_factory):
     stage_here(root, "generate", "density")
     for method in ("PCA", "Isomap"):
         stage_here(root, "embed", f"density/{method}", jobs=1)
-    stage_here(root, "supplement_inputs", "random_walk")
-    stage_here(root, "supplement_embed", "random_walk/PCA", jobs=1)
+    stage_here(root, "study_inputs", "random_walk")
+    stage_here(root, "study_embed", "random_walk/PCA", jobs=1)
     before = tree_digest(root, ".")
     yield root
     assert tree_digest(root, ".") == before, "a test changed the maps run; use copy_run"

@@ -23,7 +23,7 @@ from pathlib import Path
 #: release reuses most of its maps, so its own job times are mostly 0 s
 PIPELINE = "dvc.yaml"
 #: stage kinds that make maps, and the part of the table each belongs to
-MAP_KINDS = {"embed": "main", "supplement_embed": "studies"}
+MAP_KINDS = {"embed": "main", "study_embed": "studies"}
 
 
 def read(path: Path) -> list[dict[str, str]]:

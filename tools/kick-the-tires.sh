@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Kick-the-tires: run every stage of the DVC pipeline on small data (N=300, D=64, 2 seeds;
-# three methods, one of each kind of library, on two datasets; every supplement on a few small
+# three methods, one of each kind of library, on two datasets; every study on a few small
 # inputs: the kick profile of tools/profiles.py) in a throwaway copy of this checkout, leaving
 # the checkout untouched. The copy runs its own code (its src/ comes first on PYTHONPATH, before
 # the checkout's editable install). Two stages at a time (tools/repro.py --stages 2); the

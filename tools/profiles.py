@@ -14,11 +14,11 @@ Profiles:
 
 * ``kick``: every stage on small data (N = 300, D = 64, 2 seeds; PyMDE on 50 iterations),
   by three methods (PCA, PyMDE, UMAP) on two datasets (clusters, outliers), and every
-  supplement on a few small inputs; what ``make kick`` runs.
+  study on a few small inputs; what ``make kick`` runs.
 * ``quick``: one dataset (clusters) by PCA and UMAP, one seed, on the benchmark's own input
   (N = 1000, D = 768), so its rows compare with the committed ones; targets: the ranking table
   and its DVC metrics (``headline``).
-* ``study NAME``: one supplement study alone, by every method, on kick's small settings;
+* ``study NAME``: one study alone, by every method, on kick's small settings;
   targets: its tables.
 
 Usage: python tools/profiles.py [--params FILE] {apply,flags,targets} PROFILE [STUDY]
@@ -60,12 +60,12 @@ HYDRA_WORDS = {"true", "false", "null", "inf", "nan"}
 SMALL_GRIDS = ({"t-SNE": {"perplexity": [5, 30]}}, {"UMAP": {"n_neighbors": [5, 15]}})
 
 
-def small_supplements(params: dict) -> dict:
-    """The ``supplements`` section of a small run of ``params`` (its datasets, its methods)."""
+def small_studies(params: dict) -> dict:
+    """The ``studies`` section of a small run of ``params`` (its datasets, its methods)."""
     hyper_dataset = next((d for d in ("density", "clusters") if d in params["datasets"]),
                          params["datasets"][0])
     return {
-        "addplot": dict(params["supplements"]["addplot"]),
+        "addplot": dict(params["studies"]["addplot"]),
         "random_walk": {"n_series": 2, "n_steps": 60, "d": 10, "step": 0.001, "lag": 5},
         "sweep_outlier_factor": {"values": [2.0, 5.0]},
         "sweep_minority_frac": {"values": [0.25, 0.05]},
@@ -79,7 +79,7 @@ def small_supplements(params: dict) -> dict:
 
 
 def small(params: dict) -> dict:
-    """``params`` on :data:`SMALL`'s settings, its supplements unchanged."""
+    """``params`` on :data:`SMALL`'s settings, its studies unchanged."""
     method_params = {**params["method_params"]}
     for method, knobs in SMALL["method_params"].items():
         method_params[method] = {**method_params.get(method, {}), **knobs}
@@ -89,7 +89,7 @@ def small(params: dict) -> dict:
 
 def kick(params: dict) -> dict:
     params = {**small(params), **KICK}
-    return {**params, "supplements": small_supplements(params)}
+    return {**params, "studies": small_studies(params)}
 
 
 def quick(params: dict) -> dict:
@@ -100,12 +100,12 @@ def study(params: dict, name: str) -> dict:
     """Study ``name`` on kick's small settings, with every method and dataset; the other
     studies keep their sections, since the run's targets leave them out."""
     params = small(params)
-    return {**params, "supplements": {**params["supplements"],
-                                      name: small_supplements(params)[name]}}
+    return {**params, "studies": {**params["studies"],
+                                      name: small_studies(params)[name]}}
 
 
 def study_names(params: dict) -> list[str]:
-    return list(small_supplements(params))
+    return list(small_studies(params))
 
 
 def resolve(words: list[str], params: dict):
@@ -125,11 +125,11 @@ def targets(words: list[str], tables: dict) -> list[str]:
     """The stages a profile's ``dvc exp run`` needs (DVC runs what they depend on): the whole
     pipeline for kick, the ranking table and its metrics for quick, a study's score stages for
     a study (``tables``: the table pairs of studies.yaml, which dvc.yaml's
-    ``supplement_score`` loops over)."""
+    ``study_score`` loops over)."""
     if words == ["quick"]:
         return QUICK_TARGETS
     if words[0] == "study":
-        return [f"supplement_score@{pair}" for pair, item in tables.items()
+        return [f"study_score@{pair}" for pair, item in tables.items()
                 if item["study"] == words[1]]
     return []
 
@@ -189,7 +189,7 @@ def main(argv: list[str]) -> int:
                              "flags: print the -S flags; "
                              "targets: print the stages the profile's run needs")
     parser.add_argument("profile", nargs="+",
-                        help="kick, quick or study NAME (NAME: a supplement study)")
+                        help="kick, quick or study NAME (NAME: a study)")
     args = parser.parse_args(argv)
     try:
         current = yaml.safe_load(args.params.read_text())
@@ -200,7 +200,7 @@ def main(argv: list[str]) -> int:
     params = current if base is None else yaml.safe_load(base)
     profile = resolve(args.profile, params)
     if args.action == "apply":
-        from drfidelity.supplements.wiring import render
+        from drfidelity.studies.run.wiring import render
 
         applied = profile(params)
         args.params.write_text(yaml.safe_dump(applied, sort_keys=False))
@@ -209,7 +209,7 @@ def main(argv: list[str]) -> int:
         print(" ".join(f"-S {flag}" for flag in flags(current, profile(params))))
     else:
         studies = yaml.safe_load((args.params.parent / "studies.yaml").read_text())
-        print(" ".join(targets(args.profile, studies["tables"])))
+        print(" ".join(targets(args.profile, studies["study_tables"])))
     return 0
 
 

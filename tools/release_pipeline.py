@@ -18,7 +18,7 @@ configuration and its own ``dvc.lock`` holds their hashes. Its pipeline is the r
   checkout's map folder of the same stage and passes it with ``--reuse``
   (:mod:`drfidelity.jobs.reuse`), so maps the checkout made are copied, not made again. That
   is decided here for ``embed`` as a whole (a matrix shares one template) and for each item
-  of ``supplement_embed`` (an item that cannot reuse names its manifest a second time, since
+  of ``study_embed`` (an item that cannot reuse names its manifest a second time, since
   DVC's list entries are one path each; so does a method that reads the release's own files,
   toorPIA); the stage itself compares input, settings and seed.
 
@@ -143,7 +143,7 @@ def _reuse_checkout_maps(stages: dict, values: dict, folder: Path, code: str) ->
         donor = f"{code}/{_paths(embed['outs'])[0]}"
         embed["deps"] = [*embed["deps"], donor]
         embed["cmd"] = f"{embed['cmd']} --reuse {donor}"
-    body = stages["supplement_embed"]["do"]
+    body = stages["study_embed"]["do"]
     for item in values["study_maps"].values():
         if (not METHODS[item["method"]].local_only
                 and _reads_same(body["params"], [item], release, checkout)):

@@ -21,7 +21,7 @@ pipeline, whose embedding stages already use ``jobs`` cores each.
 that ran (its place and wall time), a failed stage's last lines, and a summary whose skips are
 grouped by reason across stages: what kick-the-tires shows.
 
-``--keep-maps`` leaves the map stages (``embed``, ``supplement_embed``) out of the run: what
+``--keep-maps`` leaves the map stages (``embed``, ``study_embed``) out of the run: what
 ``make rescore`` does after the maps were restored from the map store. It refuses, in one line,
 when one of them is not up to date, since their maps would then be missing or stale.
 
@@ -60,7 +60,7 @@ NODE = re.compile(r'^"(?P<stage>[^"]+)";$')
 ADVICE = re.compile(r"^(To track the changes with git|\tgit add |To enable auto staging"
                     r"|\tdvc config core.autostage|Use `dvc push`)")
 #: the stages that make maps (what the map store holds)
-MAP_STAGES = ("embed", "supplement_embed")
+MAP_STAGES = ("embed", "study_embed")
 #: a job or a study part left out, as the stages print it ("... skipped: <reason>", then the
 #: progress fields of a job line)
 SKIPPED = re.compile(r"^\[(?P<stage>[^\]]+)\] (?:\d+/\d+ )?.+? skipped: "

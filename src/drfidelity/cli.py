@@ -35,23 +35,23 @@ def build_parser() -> argparse.ArgumentParser:
         "stage", parents=[common], help="run one pipeline stage (what dvc.yaml calls)",
         description="Run one stage of the DVC pipeline with the values of params.yaml. "
                     "generate/score/figures take a dataset name, embed <dataset>/<method>, "
-                    "supplement_inputs a study (src/drfidelity/studies/<study>.py), "
-                    "supplement_embed <study>/<method> and supplement_score one of a study's "
+                    "study_inputs a study (src/drfidelity/studies/<study>.py), "
+                    "study_embed <study>/<method> and study_score one of a study's "
                     "table pairs as <study>/<stem> (the stem of its results files; studies.yaml "
                     "lists them); the other stages take none. "
                     "Always runs in exact numerics (see drfidelity.core.runtime).")
     stage.add_argument("name", choices=STAGES)
     stage.add_argument("dataset", nargs="?", metavar="target",
                        help="dataset name (generate, score, figures), <dataset>/<method> "
-                            "(embed), study (supplement_inputs), <study>/<method> "
-                            "(supplement_embed) or <study>/<stem> (supplement_score)")
+                            "(embed), study (study_inputs), <study>/<method> "
+                            "(study_embed) or <study>/<stem> (study_score)")
     stage.add_argument("--params", type=Path, default=Path("params.yaml"),
                        help="parameter file (default: params.yaml)")
     stage.add_argument("--jobs", type=_positive, default=None,
-                       help="embed and supplement_embed only: parallel jobs (default: "
+                       help="embed and study_embed only: parallel jobs (default: "
                             "params.yaml `jobs`)")
     stage.add_argument("--reuse", type=Path, default=None, metavar="FOLDER",
-                       help="embed and supplement_embed only: the checkout's map folder of the "
+                       help="embed and study_embed only: the checkout's map folder of the "
                             "same stage; maps of the same input, settings and seed are taken "
                             "from it instead of computed (what a release's dvc.yaml passes, "
                             "naming the folder as a dependency)")

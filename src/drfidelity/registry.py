@@ -25,7 +25,7 @@ METHOD_NAMES = ("PCA", "Isomap", "PyMDE", "PCC", "t-SNE", "UMAP", "DREAMS", "too
                 # the living benchmark's (issue 42), after the frozen eight (whose ties stay
                 # broken as before); neither frozen release's params.yaml runs them
                 "PaCMAP", "TriMap", "PHATE")
-#: The supplement studies, in the order of their stages and tables; each is the module
+#: The studies, in the order of their stages and tables; each is the module
 #: ``drfidelity.studies.<name>`` defining its ``SPEC`` (all of them:
 #: :func:`drfidelity.studies.all_studies`).
 STUDY_NAMES = ("addplot", "random_walk", "sweep_outlier_factor", "sweep_minority_frac",

@@ -115,7 +115,7 @@ def small(small_run, tmp_path):
 
 def test_cluster_maps_are_byte_identical_to_local_ones(small, small_run):
     """The shared run made its maps here, one job at a time (the same bytes as the local
-    pool's: test_supplements.py::test_one_job_equals_two_jobs)."""
+    pool's: test_studies.py::test_one_job_equals_two_jobs)."""
     remote = on_cluster(small)
     assert remote.returncode == 0, remote.stderr
     expected = tree_digest(small_run, f"embeddings/{DATASET}")
@@ -145,15 +145,16 @@ def test_cluster_maps_of_a_stage_with_several_inputs_are_the_local_ones(small_ru
     """A stage with several inputs (the minority-fraction sweep: one input per value): each
     job's map on the cluster is made from its own input, as here."""
     study = "sweep_minority_frac"
+    maps = f"embeddings/studies/{study}"
     root = copy_run(small_run, tmp_path / "ws")
-    shutil.rmtree(root / "embeddings" / study)
+    shutil.rmtree(root / maps)
     with cluster(lambda address: ["drfidelity", "worker", address, "--nworkers", "2"],
                  env()) as address:
-        remote = map_stages(root, "supplement_embed", study, address)
+        remote = map_stages(root, "study_embed", study, address)
     assert remote.returncode == 0, remote.stderr
-    expected = tree_digest(small_run, f"embeddings/{study}")
-    assert len({path.split("/")[3] for path in expected}) > 1   # several inputs
-    assert tree_digest(root, f"embeddings/{study}") == expected
+    expected = tree_digest(small_run, maps)
+    assert len({path.split("/")[4] for path in expected}) > 1   # several inputs
+    assert tree_digest(root, maps) == expected
 
 
 def test_worker_without_exact_numerics_is_refused(small):

@@ -40,7 +40,7 @@ def module_file(name: str) -> Path | None:
 #: drfidelity.registry), and the studies' scoring kit hands them functions of the metric
 #: engine by name.
 LOADERS = {"drfidelity.datasets.registry": "drfidelity.datasets",
-           "drfidelity.supplements.scoring": "drfidelity.metrics"}
+           "drfidelity.studies.run.scoring": "drfidelity.metrics"}
 #: The job runs the wrapper of its method (``Method.wrapper``): a map stage of one method (a
 #: matrix item of dvc.yaml) loads that method's wrapper alone, any other stage every wrapper.
 METHOD_LOADER = "drfidelity.methods.base"
@@ -291,7 +291,7 @@ def test_the_executor_is_on_the_embedding_stages_path():
     """The exclusion is not vacuous: the stages that make maps run the executor, and what a job
     computes (run_job, the wrappers) is still among their deps."""
     assert "drfidelity.jobs.runner" in imported_modules("drfidelity.pipeline.embed")
-    assert "drfidelity.jobs.runner" in imported_modules("drfidelity.supplements.embedding")
+    assert "drfidelity.jobs.runner" in imported_modules("drfidelity.studies.run.embedding")
     assert Path("src/drfidelity/methods/base.py") in closure("drfidelity.pipeline.embed")
 
 
@@ -301,7 +301,7 @@ def test_method_wrappers_load_only_where_methods_run():
     wrappers = {p.relative_to(REPO) for p in (SRC / "drfidelity" / "methods").glob("*.py")
                 if p.name != "__init__.py"}
     for name in ("generate", "score", "aggregate", "figures", "report", "compare",
-                 "supplement_score", "supplement_figures"):
+                 "study_score", "study_figures"):
         assert not closure("drfidelity.cli", f"drfidelity.pipeline.{name}") & wrappers, name
 
 
@@ -309,7 +309,7 @@ def test_map_stages_read_no_list_of_names():
     """A map stage finds its method (and study) by name: neither the registry of names nor
     another method's spec or wrapper is in its closure, so adding or editing another method,
     a dataset or a study leaves it up to date (tests/pipeline/test_dvc_narrowing.py)."""
-    for name in ("embed@density-UMAP", "supplement_embed@hyperparams-UMAP"):
+    for name in ("embed@density-UMAP", "study_embed@hyperparams-UMAP"):
         _, files = stage_closure(name)
         found = {p.as_posix() for p in files}
         assert "src/drfidelity/registry.py" not in found, name

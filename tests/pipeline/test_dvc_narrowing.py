@@ -18,7 +18,7 @@ import yaml
 
 from pipeline_helpers import PIPELINE_FILES, REPO, copy_from_checkout, env, import_pointers, run
 
-EMBEDDING = {"embed", "supplement_embed"}
+EMBEDDING = {"embed", "study_embed"}
 #: the datasets the committed params.yaml runs (the figures stage's matrix)
 DATASETS_RUN = yaml.safe_load((REPO / "params.yaml").read_text())["datasets"]
 
@@ -130,7 +130,7 @@ def test_editing_a_dataset_generator_leaves_the_study_maps_to_their_inputs(pipel
         source.write("# a comment\n")
     changed = stale(pipeline)
     assert not {s for s in changed if kind(s) in EMBEDDING}
-    assert {"generate@clusters", "supplement_inputs@hyperparams"} <= set(changed)
+    assert {"generate@clusters", "study_inputs@hyperparams"} <= set(changed)
 
 
 def test_editing_the_report_text_reruns_only_the_report(pipeline):
@@ -160,7 +160,7 @@ def test_editing_a_painter_leaves_the_report_up_to_date(pipeline):
     record_code_as_it_is(pipeline)
     with (pipeline / "src/drfidelity/figures/studies.py").open("a") as source:
         source.write("# a comment\n")
-    assert set(stale(pipeline)) == {"supplement_figures"}
+    assert set(stale(pipeline)) == {"study_figures"}
 
 
 def test_a_new_snr_leaves_the_noise_free_studies_up_to_date(pipeline):
@@ -170,11 +170,11 @@ def test_a_new_snr_leaves_the_noise_free_studies_up_to_date(pipeline):
     (pipeline / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     changed = stale(pipeline)
     studies = {s.partition("@")[2].split("-", 1)[0] for s in changed
-               if kind(s) == "supplement_embed"}
+               if kind(s) == "study_embed"}
     assert studies == {"addplot", "sweep_minority_frac", "hyperparams"}
     for table in ("random_walk", "dimsweep", "dimsweep_embedding", "sweep_outliers"):
-        assert f"supplement_score@{table}" not in changed
-    assert {"generate@density", "supplement_embed@addplot-UMAP"} <= set(changed)
+        assert f"study_score@{table}" not in changed
+    assert {"generate@density", "study_embed@addplot-UMAP"} <= set(changed)
     assert changed["generate@density"] == {"params.yaml:data"}
 
 
@@ -252,9 +252,9 @@ def test_adding_a_method_leaves_every_map_stage_up_to_date(both_pipelines):
     changed = {s: what for s, what in found.items() if s in before}
     assert changed and not {s for s in changed if map_stage(s)}, sorted(changed)
     kinds = {kind(s.rpartition(":")[2]) for s in changed}
-    assert kinds == {"generate", "score", "aggregate", "headline", "supplement_inputs",
-                     "supplement_score", "compare", "release_diff", "figures",
-                     "supplement_figures", "report"}, kinds
+    assert kinds == {"generate", "score", "aggregate", "headline", "study_inputs",
+                     "study_score", "compare", "release_diff", "figures",
+                     "study_figures", "report"}, kinds
     assert {"release_diff"} | {f"figures@{d}" for d in DATASETS_RUN} <= set(changed)
     assert f"{RELEASE}/dvc.yaml:report" in changed
     new = set(found) - before
@@ -300,8 +300,8 @@ def test_registering_the_living_methods_stales_only_the_listing_stages(pipeline)
     assert not set(found) - before, sorted(set(found) - before)
     assert changed and not {s for s in changed if map_stage(s)}, sorted(changed)
     assert {kind(s.rpartition(":")[2]) for s in changed} == {
-        "generate", "score", "aggregate", "headline", "supplement_inputs", "supplement_score",
-        "compare", "release_diff", "figures", "supplement_figures", "report"}
+        "generate", "score", "aggregate", "headline", "study_inputs", "study_score",
+        "compare", "release_diff", "figures", "study_figures", "report"}
     assert all(what <= {"src/drfidelity/method_specs", "src/drfidelity/registry.py",
                         "../../src/drfidelity/method_specs", "../../src/drfidelity/registry.py"}
                for what in changed.values()), changed
@@ -313,7 +313,7 @@ def test_registering_the_living_methods_stales_only_the_listing_stages(pipeline)
 def wire(root: Path) -> None:
     """``make wiring`` and the release's dvc.yaml, in the copy ``root``."""
     environment = {**env(), "PYTHONPATH": str(root / "src")}
-    for command in (["-m", "drfidelity.supplements.wiring"], ["tools/release_pipeline.py"]):
+    for command in (["-m", "drfidelity.studies.run.wiring"], ["tools/release_pipeline.py"]):
         done = subprocess.run([sys.executable, *command], cwd=root, env=environment,
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
@@ -328,7 +328,7 @@ def test_running_a_new_method_reruns_study_maps_only_through_methods(both_pipeli
     add_method(root, run_it=True)
     changed = {s: what for s, what in stale(root).items() if s in before}
     maps = {s: what for s, what in changed.items() if map_stage(s)}
-    assert maps and all(kind(s.rpartition(":")[2]) == "supplement_embed" for s in maps)
+    assert maps and all(kind(s.rpartition(":")[2]) == "study_embed" for s in maps)
     assert {what.rpartition("params.yaml:")[2] for found in maps.values() for what in found} \
         == {"methods"}, maps
     print(f"running a new method: {len(maps)} existing map stages stale through `methods` "

@@ -23,7 +23,7 @@ import pytest
 
 from drfidelity.registry import METHODS
 from drfidelity.jobs.cluster import SCHEDULER_VARIABLE
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.base import run_job
 from pipeline_helpers import env

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from drfidelity.jobs.fresh import in_fresh_process
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.runner import Input, JobsFailed, run_all
 from drfidelity.methods.base import run_job
 
@@ -74,7 +74,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 import numpy as np
 from drfidelity.registry import METHODS
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.base import run_job
 

@@ -16,7 +16,7 @@ from pipeline_helpers import copy_run, cut_in_half, set_params, stage, stage_her
 
 from drfidelity.core.layout import map_record
 from drfidelity.core.params import load_params
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.reuse import reused_map
 
 DONE = "embeddings/density/t-SNE"  # two seeds, a stochastic method: the shared run's
@@ -139,12 +139,12 @@ def test_a_damaged_checkout_folder_is_refused_not_taken(maps_run, tmp_path, dama
 
 
 def test_a_study_s_maps_are_taken_input_by_input(small_run, tmp_path, capsys):
-    done = "embeddings/sweep_outlier_factor/PCA"
+    done = "embeddings/studies/sweep_outlier_factor/PCA"
     release = copy_run(small_run, tmp_path / "release")
     assert tree_digest(small_run, done)
     shutil.rmtree(release / done)
     capsys.readouterr()
-    stage_here(release, "supplement_embed", "sweep_outlier_factor/PCA", jobs=1,
+    stage_here(release, "study_embed", "sweep_outlier_factor/PCA", jobs=1,
                reuse=small_run / done)
     log = capsys.readouterr().out
     taken, planned = (int(n) for n in log.split(" maps taken")[0].rsplit("] ", 1)[1]
@@ -156,5 +156,5 @@ def test_a_study_s_maps_are_taken_input_by_input(small_run, tmp_path, capsys):
 def test_reuse_is_refused_by_a_stage_that_makes_no_maps(small_run):
     result = stage(small_run, "aggregate", "--reuse", "embeddings", check=False)
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "--reuse is for the map stages (embed, supplement_embed), not aggregate" in \
+    assert "--reuse is for the map stages (embed, study_embed), not aggregate" in \
         result.stderr

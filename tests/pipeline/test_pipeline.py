@@ -115,7 +115,7 @@ def test_bad_params_stop_every_stage_and_change_nothing(small_run, tmp_path, key
             assert_clear_error(SimpleNamespace(returncode=code, stdout="",
                                                stderr=capsys.readouterr().err), message)
         if key.startswith("method_params__UMAP"):
-            code = cli.main(["stage", "supplement_embed", "addplot/UMAP"])
+            code = cli.main(["stage", "study_embed", "addplot/UMAP"])
             assert_clear_error(SimpleNamespace(returncode=code, stdout="",
                                                stderr=capsys.readouterr().err), message)
     assert tree_digest(root, *OUTPUTS) == before
@@ -149,7 +149,7 @@ def test_stage_argument_errors(small_run):
                               ("clusters/PCA", "not in params.yaml `datasets`")):
         result = stage(small_run, "embed", target, check=False)
         assert result.returncode == 2 and complaint in result.stderr, target
-    nope = stage(small_run, "supplement_embed", "addplot/Spectral", check=False)
+    nope = stage(small_run, "study_embed", "addplot/Spectral", check=False)
     assert nope.returncode == 2 and "a registered method" in nope.stderr
     assert "takes no dataset name" in stage(small_run, "report", "density", check=False).stderr
     result = stage(small_run, "generate", "clusters", check=False)

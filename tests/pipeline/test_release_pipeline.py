@@ -71,7 +71,7 @@ def test_v1_4_0_takes_the_checkout_s_maps_where_the_settings_agree():
     assert reusing == expected
     for key, item in items.items():
         if key in reusing:
-            assert item["donor"] == f"../../embeddings/{item['study']}/{item['method']}"
+            assert item["donor"] == f"../../embeddings/studies/{item['study']}/{item['method']}"
             assert item["reuse"] == f" --reuse {item['donor']}"
         else:
             assert item["donor"] == item["maps"][1]  # a dep it has anyway
@@ -91,7 +91,7 @@ def test_dvc_reads_the_release_pipeline_with_the_release_params(tag, tmp_path):
     names = {name.rsplit(":", 1)[-1] for name in listed.stdout.split()}
     assert {f"generate@{d}" for d in load_params(folder / "params.yaml").datasets} <= names
     study_maps = yaml.safe_load((REPO / "studies.yaml").read_text())["study_maps"]
-    assert {f"supplement_embed@{key}" for key in study_maps} <= names
+    assert {f"study_embed@{key}" for key in study_maps} <= names
     assert {"compare", "report"} <= names and "release_diff" not in names
 
 

@@ -423,10 +423,10 @@ def test_committed_report_links_resolve_and_prose_has_no_parameter_names():
     assert "-0.000" not in report
     params = load_params(REPO / "params.yaml")
     names = {k for knobs in [*params.dataset_params.values(), *params.method_params.values(),
-                             *params.supplements.values()] for k in knobs if "_" in k}
+                             *params.studies.values()] for k in knobs if "_" in k}
     prose = re.sub(r"`[^`]*`|\]\([^)]*\)", "", report)
     assert sorted(n for n in names | {"basemap_csvform", "__vs_truth"} if n in prose) == []
-    lag = params.supplements["random_walk"]["lag"]
+    lag = params.studies["random_walk"]["lag"]
     assert f"|Δt| ≤ {lag}" in report and "**saw-tooth score**" in report
     assert "**full fidelity std**" in report
 

@@ -23,7 +23,7 @@ import shutil
 import aiohttp
 import pytest
 
-from drfidelity.report.supplements import supplement_paper_figures
+from drfidelity.report.studies import study_paper_figures
 
 from pipeline_helpers import stage, tree_digest
 from report_helpers import DATASETS, build_report_workspace, require_tool
@@ -185,9 +185,9 @@ def test_paper_builds_and_every_page_renders(report_root, tmp_path):
     shutil.copytree(report_root / "paper", paper)
     tex = (paper / "main.tex").read_text()
     graphics = re.findall(r"\{([\w-]+\.png)\}", tex)  # \includegraphics and \figurepair
-    # supplement figures are drawn only when built (this small run builds none): a framed note
-    optional = {g for g in graphics if g.startswith("supplement_")}
-    assert optional == {f"supplement_{key}.png" for key in supplement_paper_figures()}
+    # study figures are drawn only when built (this small run builds none): a framed note
+    optional = {g for g in graphics if g.startswith("study_")}
+    assert optional == {f"study_{key}.png" for key in study_paper_figures()}
     required = set(graphics) - optional
     assert len(required) >= 10 and all((paper / "figures" / g).exists() for g in required)
     build = subprocess.run([latexmk, "-pdf", "-interaction=nonstopmode", "-halt-on-error",

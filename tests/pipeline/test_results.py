@@ -124,7 +124,7 @@ TARGETS = ("aggregate", "figures")
 def test_verify_names_what_differs_and_why(tmp_path, shared_imports):
     """`make verify`'s verdict on a small committed profile (one dataset at the canonical N, D;
     PCA and toorPIA; the main benchmark's stages, ``verify --targets aggregate figures`` as
-    in CI, since the supplements add minutes and no new kind of verdict): with the maps every
+    in CI, since the studies add minutes and no new kind of verdict): with the maps every
     output is identical (exit 0); without them the tables that hold toorPIA differ, each with
     the reason, and the exit status says so. Slow (three runs of the canonical N = 1000
     input); the default suite's verify check is test_verify.py's forged result."""
@@ -160,7 +160,7 @@ def test_verify_names_what_differs_and_why(tmp_path, shared_imports):
 def test_clean_clone_reproduces_committed_outputs_byte_for_byte(release, tmp_path,
                                                                 shared_imports):
     """The reviewer's flow, `make verify [RELEASE=...]`, on each release's main benchmark (the
-    supplements' full rebuild outlasts CI; on a small profile they run in the kick-the-tires
+    studies' full rebuild outlasts CI; on a small profile they run in the kick-the-tires
     test): clone HEAD, restore the imports, dvc repro aggregate figures in the release's folder
     -> every committed output of those stages and its dvc.lock come back byte for byte, and
     `dvc status --no-updates` is clean for them. CI recomputes the full-size main benchmark

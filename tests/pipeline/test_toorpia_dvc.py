@@ -213,7 +213,7 @@ def test_pipeline_follows_the_maps(tmp_path, shared_imports):
     checked out, DVC sees the embed stage changed, reruns it (and no generator), and the
     toorPIA row appears; a tampered map then makes the stage stale again and is refused by
     name, and removing the dataset's maps makes it stale too. The runs stop at ``embed``, then
-    at ``aggregate``: the supplements downstream add minutes and nothing about the maps, and
+    at ``aggregate``: the studies downstream add minutes and nothing about the maps, and
     one score stage shows the row (a skipped method's row: the shared run's tests)."""
     root = workspace(tmp_path / "ws", datasets=["density"], methods=["PCA", "toorPIA"])
     run(["dvc", "repro", "embed@density-PCA", "embed@density-toorPIA"], root)

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 SUPPORT = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 sys.path.insert(0, str(REPO / "tools"))
-from profiles import small_supplements  # noqa: E402  (tools/ is not a package)
+from profiles import small_studies  # noqa: E402  (tools/ is not a package)
 
 
 def env() -> dict[str, str]:
@@ -72,16 +72,16 @@ def import_pointers(root: Path = REPO) -> list[str]:
 
 def workspace(tmp: Path, **changes) -> Path:
     """A copy of the pipeline definition (dvc.yaml, params.yaml, the import pointers) with
-    ``changes`` applied to params (dotted keys) and the supplements shrunk to the small profile
-    of tools/profiles.py (unless ``changes`` sets ``supplements``), in a fresh git + DVC
+    ``changes`` applied to params (dotted keys) and the studies shrunk to the small profile
+    of tools/profiles.py (unless ``changes`` sets ``studies``), in a fresh git + DVC
     repository."""
     tmp.mkdir(parents=True, exist_ok=True)
     copy_from_checkout(tmp, PIPELINE_FILES + import_pointers())
     shutil.copytree(REPO / "src", tmp / "src", ignore=shutil.ignore_patterns("__pycache__"))
     set_params(tmp, **changes)
-    if "supplements" not in changes:
+    if "studies" not in changes:
         params = yaml.safe_load((tmp / "params.yaml").read_text())
-        set_params(tmp, supplements=small_supplements(params))
+        set_params(tmp, studies=small_studies(params))
     run(["git", "init", "-q"], tmp)
     run(["dvc", "init", "-q"], tmp)
     run(["dvc", "config", "core.analytics", "false"], tmp)
@@ -144,9 +144,9 @@ SMALL_RUN = dict(data__n=200, data__d=24, datasets=["density", "outliers"], seed
                  methods=["PCA", "Isomap", "t-SNE", "DREAMS", "toorPIA"],
                  bootstrap__n_boot=100)
 #: stages the shared run leaves out: drawing (tests/unit/report/test_figures.py,
-#: tests/pipeline/test_supplement_figures.py and the slow report tests draw) and the comparison
+#: tests/pipeline/test_study_figures.py and the slow report tests draw) and the comparison
 #: with the imported tables
-NOT_IN_SMALL_RUN = {"figures", "supplement_figures", "compare"}
+NOT_IN_SMALL_RUN = {"figures", "study_figures", "compare"}
 
 
 def stage_cli(root: Path, name: str, target: str | None = None, *,

@@ -12,9 +12,9 @@ JOBS = [  # pipeline, stage, method, seconds
     ("dvc.yaml", "embed@density-PyMDE", "PyMDE", 30.0),
     ("dvc.yaml", "embed@clusters-PyMDE", "PyMDE", 10.0),
     ("dvc.yaml", "embed@transition-PyMDE", "PyMDE", 20.0),
-    ("dvc.yaml", "supplement_embed@random_walk-PyMDE", "PyMDE", 600.0),
+    ("dvc.yaml", "study_embed@random_walk-PyMDE", "PyMDE", 600.0),
     ("dvc.yaml", "embed@density-PCA", "PCA", 0.04),
-    ("dvc.yaml", "supplement_embed@noise_dims-UMAP", "UMAP", 90.0),
+    ("dvc.yaml", "study_embed@noise_dims-UMAP", "UMAP", 90.0),
     ("releases/v1.4.0/dvc.yaml", "embed@density-PCA", "PCA", 5000.0),  # another pipeline
 ]
 STAGES = [("dvc.yaml", "embed@density-PyMDE", 40.0), ("dvc.yaml", "embed@density-PCA", 2.0),

@@ -19,7 +19,7 @@ from profiles import kick  # tools/ is on sys.path (pipeline_helpers)
 
 PROFILES = [["kick"], ["quick"]] + [["study", name] for name in
                                     yaml.safe_load((REPO / "params.yaml").read_text())
-                                    ["supplements"]]
+                                    ["studies"]]
 
 
 def profiles_cli(*args: str, cwd=REPO) -> subprocess.CompletedProcess:
@@ -45,7 +45,7 @@ def test_flags_give_the_rewritten_params(profile, tmp_path):
     # raises ParamsError on anything the stages would refuse (a study's section where the
     # study loads)
     params = parse_params(rewritten)
-    for name in params.supplements:
+    for name in params.studies:
         study(name).settings(params)
 
 
@@ -115,9 +115,9 @@ def test_apply_writes_the_study_maps_of_the_profiles_methods_alone(tmp_path):
 
 
 def test_every_study_of_the_kick_runs_jobs():
-    """Each supplement of the kick has maps to make: a study whose grid names only methods
+    """Each study of the kick has maps to make: a study whose grid names only methods
     the kick leaves out would run no job."""
     params = parse_params(kick(yaml.safe_load((REPO / "params.yaml").read_text())))
-    for name in params.supplements:
+    for name in params.studies:
         jobs = [job for config in study(name).configs(params) for job in config.jobs]
         assert jobs, f"study {name} runs no job in the kick"

@@ -57,15 +57,27 @@ def bridges_path(root: Path, dataset: str) -> Path:
     return results_dir(root) / "per_run" / f"{dataset}.bridges.csv"
 
 
+#: the folder below ``data/``, ``embeddings/``, ``results/`` and ``figures/`` that holds the
+#: studies' files, apart from the datasets' (so no study can share a folder with a dataset of
+#: its name, e.g. the random_walk study and dataset); no dataset may take this name
+STUDIES = "studies"
+
+
 def study_data_dir(root: Path, study: str) -> Path:
-    """Inputs a supplement generated itself (``{config}/`` below for several inputs)."""
-    return root / "data" / study
+    """Inputs a study generated itself (``{config}/`` below for several inputs)."""
+    return root / "data" / STUDIES / study
 
 
 def study_embeddings_dir(root: Path, study: str) -> Path:
-    """A study's maps: ``{method}/`` below for each method, one supplement_embed stage's
+    """A study's maps: ``{method}/`` below for each method, one study_embed stage's
     output, holding ``{config}/`` per input (none for a study of one input)."""
-    return root / "embeddings" / study
+    return root / "embeddings" / STUDIES / study
+
+
+def study_table_path(root: Path, name: str) -> Path:
+    """A study's table ``name`` (``addplot_per_run``): the previous release's file name, in
+    the studies' results folder."""
+    return results_dir(root) / STUDIES / f"{name}.csv"
 
 
 def study_map_folders(base: Path, config: str) -> dict[str, Path]:
@@ -78,8 +90,8 @@ def study_map_folders(base: Path, config: str) -> dict[str, Path]:
 
 def study_map_stage(base: Path, method: str) -> str:
     """The stage that writes ``method``'s maps below a study's maps ``base``
-    (``supplement_embed addplot/PCA``), as refusals name it."""
-    return f"supplement_embed {base.name}/{method}"
+    (``study_embed addplot/PCA``), as refusals name it."""
+    return f"study_embed {base.name}/{method}"
 
 
 def study_headline_path(root: Path, study: str) -> Path:
@@ -170,9 +182,9 @@ def figures_dir(root: Path, dataset: str) -> Path:
     return root / "figures" / dataset
 
 
-def supplement_figures_dir(root: Path) -> Path:
-    """The supplements' figures and their ``facts.json``."""
-    return root / "figures" / "supplements"
+def study_figures_dir(root: Path) -> Path:
+    """The studies' figures and their ``facts.json``."""
+    return root / "figures" / STUDIES
 
 
 def report_paths(root: Path) -> tuple[Path, Path]:

@@ -9,7 +9,7 @@ the pipeline at its first stage with one clear message and no output changed. Th
 datasets, methods, studies) and every method hyper-parameter are checked against the registry a
 stage hands in (:data:`drfidelity.registry.NAMES`), so a bad one never waits for the other jobs
 to run; a map stage hands in none, since it reads no list of names, and checks its own method's
-settings itself. A study's own section (``supplements.<study>``) is checked here for its name
+settings itself. A study's own section (``studies.<study>``) is checked here for its name
 only; its keys and values against the study's schema (:func:`check_section`) where the study is
 loaded, so that no stage depends on a study module it does not run.
 """
@@ -34,7 +34,7 @@ class ParamsError(ValueError):
 
 
 TOP_KEYS = ("data", "datasets", "dataset_params", "methods", "method_params", "seeds", "jobs",
-            "bootstrap", "ranking", "supplements")
+            "bootstrap", "ranking", "studies")
 DATA_KEYS = ("n", "d", "seed", "snr")
 BOOTSTRAP_KEYS = ("n_boot", "alpha", "seed")
 
@@ -59,7 +59,7 @@ class Params:
     seeds: int
     jobs: int
     bootstrap: Bootstrap
-    supplements: dict[str, Any]  # a :class:`Supplements`
+    studies: dict[str, Any]  # a :class:`StudyParams`
     #: dataset -> the scored columns a release's ranking rule adds to that dataset's (names of
     #: its spec's ``rankable`` columns; checked where the ranking is computed)
     ranking: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -206,7 +206,7 @@ def parse_params(raw: dict[str, Any], names: Names | None = None) -> Params:
             alpha=alpha,
             seed=_integer(boot, "seed", "bootstrap.seed", minimum=0),
         ),
-        supplements=Supplements(_supplements(raw.get("supplements") or {},
+        studies=StudyParams(_studies(raw.get("studies") or {},
                                              names and names.studies)),
         ranking=_ranking(raw.get("ranking") or {}, names and names.datasets),
         names=names,
@@ -225,26 +225,26 @@ def _check_data_size(n: int, d: int) -> None:
                           "GiB of memory is available; lower data.d or data.n")
 
 
-class Supplements(dict):
-    """``supplements`` by study; a study missing from params.yaml is a :class:`ParamsError`
+class StudyParams(dict):
+    """``studies`` by study; a study missing from params.yaml is a :class:`ParamsError`
     naming it (one line from the CLI), not a KeyError."""
 
     def __missing__(self, study: str):
-        raise ParamsError(f"params.yaml has no supplements.{study} section, which this stage "
+        raise ParamsError(f"params.yaml has no studies.{study} section, which this stage "
                           "needs (see the repository's params.yaml for its keys)")
 
 
-def _supplements(raw: Any, known) -> dict[str, Any]:
-    """``supplements``: a mapping per registered study. Each section's keys and values are
+def _studies(raw: Any, known) -> dict[str, Any]:
+    """``studies``: a mapping per registered study. Each section's keys and values are
     checked by the study's own schema (:func:`check_section`) where the study is loaded, so
     that validating params never imports a study module."""
     if not isinstance(raw, dict):
-        raise ParamsError(f"supplements must be a mapping of study -> settings, got {brief(raw)}")
+        raise ParamsError(f"studies must be a mapping of study -> settings, got {brief(raw)}")
     if known is not None:
-        _known_keys("supplements", raw, known)
+        _known_keys("studies", raw, known)
     for study, settings in raw.items():
         if not isinstance(settings, dict):
-            raise ParamsError(f"supplements.{study} must be a mapping, got {brief(settings)}")
+            raise ParamsError(f"studies.{study} must be a mapping, got {brief(settings)}")
     return {study: dict(settings) for study, settings in raw.items()}
 
 

@@ -198,11 +198,6 @@ def check_matrix(name: str, X, *, min_rows: int = 1) -> np.ndarray:
     return X
 
 
-def check_embedding(Y, n: int) -> np.ndarray:
-    """The map scored against N data points: :func:`check_map` as ``Y``."""
-    return check_map("Y", Y, n)
-
-
 def check_map(name: str, Y, n: int) -> np.ndarray:
     """A finite real (n, 2) array of 2-D coordinates, as C-contiguous float64."""
     Y = np.asarray(Y)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from drfidelity.core.layout import STUDIES
 from drfidelity.studies import all_studies
 
 EXACT_METHODS = ("PCA", "Isomap", "t-SNE", "toorPIA", "toorPIA-embedding")
@@ -34,20 +35,22 @@ ROW_INFO = {"stochastic", "n", "d", "supported", "note", "new", "snr", "n_runs",
 class Table:
     """A per-run table, the columns that identify a run, and its aggregated counterpart with
     the columns that identify a median (None: the table has no aggregated form), and whether
-    its neighbour-rank columns are tie-sensitive (:data:`TIE_COLUMNS`)."""
+    its neighbour-rank columns are tie-sensitive (:data:`TIE_COLUMNS`). The file names are the
+    published ones; ours sit in ``folder`` below our results (a study's: ``studies``)."""
 
     per_run: str
     keys: tuple[str, ...]
     aggregated: str | None = None
     group: tuple[str, ...] = ()
     tie_sensitive: bool = False
+    folder: str = ""
 
 
 def tables() -> tuple[Table, ...]:
     """The main benchmark's tables, then every study's table pairs, then the main
     benchmark's stability and bridge gaps."""
     studies = tuple(Table(f"{p.per_run}.csv", p.compare_keys, f"{p.aggregated}.csv",
-                          p.compare_group, p.tie_sensitive)
+                          p.compare_group, p.tie_sensitive, STUDIES)
                     for spec in all_studies() for p in spec.tables)
     return (MAIN,) + studies + MAIN_EXTRAS
 
@@ -159,13 +162,14 @@ def compare(ours_dir, published_dir) -> pd.DataFrame:
     medians inside the published CI, and the verdict."""
     rows = []
     for table in tables():
-        if not (published_dir / table.per_run).exists() or not (ours_dir / table.per_run).exists():
+        here = ours_dir / table.folder
+        if not (published_dir / table.per_run).exists() or not (here / table.per_run).exists():
             continue
-        ours, published = _read(ours_dir / table.per_run), _read(published_dir / table.per_run)
-        aggregated = table.aggregated and (ours_dir / table.aggregated).exists() \
+        ours, published = _read(here / table.per_run), _read(published_dir / table.per_run)
+        aggregated = table.aggregated and (here / table.aggregated).exists() \
             and (published_dir / table.aggregated).exists()
         if aggregated:
-            ours_agg = _read(ours_dir / table.aggregated)
+            ours_agg = _read(here / table.aggregated)
             published_agg = _read(published_dir / table.aggregated)
         for method in sorted(set(ours["method"]) | set(published["method"])):
             mine, theirs = ours[ours["method"] == method], published[published["method"] == method]

@@ -40,7 +40,7 @@ def make_random_walk(n: int = 3000, d: int = 50, seed: int = 0, *, n_series: int
                    params=params)
 
 
-#: The time-series supplement draws the trajectories; listed in ``datasets``, the gallery
+#: The time-series study draws the trajectories; listed in ``datasets``, the gallery
 #: colours each map by the step index ``t``.
 SPEC = DatasetSpec(
     name="random_walk", generator=make_random_walk, title="High-dimensional random walks",

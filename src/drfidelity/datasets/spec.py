@@ -52,7 +52,7 @@ class DatasetSpec:
     blurb : callable, optional
         ``blurb(knobs) -> str``: the sentence under the heading, its numbers read from the
         knobs the data was generated with; None lets the title stand in (the probes, which
-        REPORT presents in their supplement sections).
+        REPORT presents in their study sections).
     extras : tuple of str, optional
         Keys of ``Dataset.extras`` that the stored input keeps beside X, X_truth and labels.
     noised : bool, optional

@@ -1,5 +1,5 @@
-"""The three captions a study's ``figures`` still has the ``supplement_figures`` stage write into
-``figures/supplements/facts.json`` (``caption``), read back by the report's ``drawn_caption``:
+"""The three captions a study's ``figures`` still has the ``study_figures`` stage write into
+``figures/studies/facts.json`` (``caption``), read back by the report's ``drawn_caption``:
 the trajectory gallery's, the sensitivity grid's and the noise-dims maps grid's.
 
 They are prose, and belong to the report (:mod:`drfidelity.report.captions`), but a study

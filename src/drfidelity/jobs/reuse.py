@@ -21,7 +21,7 @@ from typing import Callable
 
 from drfidelity.core.layout import read_map, read_status
 from drfidelity.core.validation import check_map
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.methods.base import injection_key
 from drfidelity.methods.external import EmbedContext, cache_path
 from drfidelity.method_specs import spec

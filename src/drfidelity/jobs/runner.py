@@ -1,6 +1,6 @@
 """Independent method x seed jobs, run side by side: local processes here or a Dask cluster.
 
-Every embedding stage (the main benchmark's ``embed`` and the supplements') is a list of
+Every embedding stage (the main benchmark's ``embed`` and the studies') is a list of
 jobs, each a function of (method, seed, settings, input) alone, so the number of jobs at a
 time, the order and the machine never change a byte of the result. Each job runs in a fresh
 process of its own (:mod:`.fresh` says why), ``workers`` at a time, forked from one that has
@@ -30,7 +30,7 @@ from drfidelity.methods.base import EmbedContext, Outcome, run_job
 from drfidelity.jobs.cluster import run_on_cluster, scheduler_address
 from drfidelity.jobs.fresh import in_fresh_process, preload
 from drfidelity.jobs.memory import MemoryGate, expected_peak, meminfo
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.reuse import injected_here
 from drfidelity.jobs.times import record_jobs
 

@@ -20,7 +20,7 @@ import numpy as np
 from drfidelity.core import runtime
 from drfidelity.core.method import Method
 from drfidelity.core.validation import check_map, check_matrix
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 
 from . import external
 from .external import EmbedContext

@@ -39,7 +39,7 @@ def run_stage(params: Params, stage: str | ModuleType, target: str | None, *, ro
     args = (params,) if module.TARGET is None else (params, target)
     accepted = inspect.signature(module.run).parameters
     if reuse is not None and "reuse" not in accepted:
-        raise ValueError(f"--reuse is for the map stages (embed, supplement_embed), not "
+        raise ValueError(f"--reuse is for the map stages (embed, study_embed), not "
                          f"{module.__name__.rsplit('.', 1)[-1]}")
     options = {key: value for key, value in (("jobs", jobs), ("reuse", reuse))
                if key in accepted}

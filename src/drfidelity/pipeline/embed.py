@@ -22,7 +22,7 @@ from pathlib import Path
 from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import data_dir, load_data, map_record, method_maps_dir
 from drfidelity.core.params import Params
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.reuse import reused_map, taken_maps
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.external import EmbedContext

@@ -2,9 +2,9 @@
 ``paper/tables/{dataset}.tex`` (and the studies' paper tables, the claims and the
 hyper-parameter tables), ``paper/macros.tex`` and the paper's figures.
 
-The figures stages' ``figures/{dataset}/facts.json`` and ``figures/supplements/facts.json``
+The figures stages' ``figures/{dataset}/facts.json`` and ``figures/studies/facts.json``
 hold the numbers the captions quote; without them (figures not built) the report says so and
-shows the tables only. Each supplement table (``report.supplements.tables()``) is optional:
+shows the tables only. Each study table (``report.studies.tables()``) is optional:
 an absent one makes its section a one-line "not built" note. Run in a release's folder, the
 stage leaves out what only the checkout's root builds (the scale study) and points to the root
 report for what moved between releases.
@@ -21,7 +21,8 @@ import pandas as pd
 from drfidelity.core.files import write_array_dir, write_text
 from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published_release,
                                     published_results_dir, release_diff_paths, release_root,
-                                    report_paths, results_dir, supplement_figures_dir)
+                                    report_paths, results_dir, study_figures_dir,
+                                    study_table_path)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.report.claims import claims_latex, claims_macros, tuning_table
 from drfidelity.report.content import TITLE, findings, report_blocks
@@ -34,9 +35,9 @@ from drfidelity.figures.settings import POINTWISE_KAPPA_S, POINTWISE_KAPPA_T, RE
 from drfidelity.report.latex import escape, latex_macros, latex_table, setup_macros
 from drfidelity.report.paper import PAPER_FIGURES, paper_title
 from drfidelity.metrics.bridges import TORN_RATIO
-from drfidelity.report.supplements import (Supplements, supplement_macros,
-                                           supplement_paper_figures, supplement_paper_tables,
-                                           tables as supplement_tables)
+from drfidelity.report.studies import (MAIN_TABLES, StudyResults, study_macros,
+                                       study_paper_figures, study_paper_tables,
+                                       tables as study_tables)
 from drfidelity.report.ranking import TOP_POINTS
 from drfidelity.report.scale import TABLES as SCALE_TABLES
 from drfidelity.core.storage import atomic_write
@@ -90,17 +91,18 @@ def paper_constants(params: Params) -> dict[str, object]:
     }
 
 
-def load_supplements(root: Path, params: Params, at_checkout: bool = True) -> Supplements:
-    """The supplement tables that exist, the scale study's too at the checkout's root
-    (``at_checkout``: a release's pipeline never builds it), and the supplement figures'
+def load_studies(root: Path, params: Params, at_checkout: bool = True) -> StudyResults:
+    """The study tables that exist, the scale study's too at the checkout's root
+    (``at_checkout``: a release's pipeline never builds it), and the study figures'
     facts (if drawn)."""
-    tables = {}
-    for name in supplement_tables() + (SCALE_TABLES if at_checkout else ()):
-        path = results_dir(root) / f"{name}.csv"
-        if path.exists():
-            tables[name] = pd.read_csv(path, float_precision="round_trip")
-    facts = supplement_figures_dir(root) / "facts.json"
-    return Supplements(tables, json.loads(facts.read_text()) if facts.exists() else None,
+    main = MAIN_TABLES + (SCALE_TABLES if at_checkout else ())
+    paths = {name: (results_dir(root) / f"{name}.csv" if name in main
+                    else study_table_path(root, name))
+             for name in study_tables() + main}
+    tables = {name: pd.read_csv(path, float_precision="round_trip")
+              for name, path in paths.items() if path.exists()}
+    facts = study_figures_dir(root) / "facts.json"
+    return StudyResults(tables, json.loads(facts.read_text()) if facts.exists() else None,
                        params, scale=at_checkout)
 
 
@@ -141,14 +143,14 @@ def run(params: Params, root: Path) -> None:
     # the checkout's own stages (release_diff, scale) run at its root only: a release's report
     # points to what moved between releases and leaves the scale study out
     checkout = checkout_from(published)
-    supplements = load_supplements(root, params, at_checkout=checkout is None)
+    studies = load_studies(root, params, at_checkout=checkout is None)
     diffs = (load_release_diffs(root) if checkout is None
              else [(old, new, None) for old, new in zip(RELEASES, RELEASES[1:])])
     per_run = pd.read_csv(results_dir(root) / "metrics_per_run.csv",
                           float_precision="round_trip")
     published_table = published_results_dir(root) / "metrics_aggregated.csv"
     ceiling = results_dir(root) / "noise_ceiling.csv"
-    inputs = Inputs(params, aggregated, skipped, facts, supplements, diffs, published, per_run,
+    inputs = Inputs(params, aggregated, skipped, facts, studies, diffs, published, per_run,
                     pd.read_csv(published_table, float_precision="round_trip")
                     if published_table.exists() else None, checkout,
                     pd.read_csv(ceiling, float_precision="round_trip")
@@ -162,10 +164,10 @@ def run(params: Params, root: Path) -> None:
     tables = {f"{dataset}.tex": latex_table(f["table"], title=paper_title(dataset, params),
                                             caption_note=caption_note(params, f["skipped"]))
               for dataset, f in found["datasets"].items()}
-    tables.update(supplement_paper_tables(supplements, params))
+    tables.update(study_paper_tables(studies, params))
     if found["claims"]:
         tables["claims.tex"] = claims_latex(found["claims"], published)
-    study = tuning_table(supplements.tables)
+    study = tuning_table(studies.tables)
     tuned = [] if study is None else tuning(study, aggregated, params)
     if tuned:
         tables["hyperparams.tex"] = tuning_latex(tuned)
@@ -175,14 +177,14 @@ def run(params: Params, root: Path) -> None:
     for dataset, key in PAPER_FIGURES:
         if dataset in facts:
             figures[f"{dataset}_{key}.png"] = (root / facts[dataset]["files"][key]).read_bytes()
-    drawn = (supplements.facts or {}).get("files", {})
-    for key in supplement_paper_figures():
+    drawn = (studies.facts or {}).get("files", {})
+    for key in study_paper_figures():
         if key in drawn:
-            figures[f"supplement_{key}.png"] = (root / drawn[key]).read_bytes()
+            figures[f"study_{key}.png"] = (root / drawn[key]).read_bytes()
     tables_dir, macros, figures_dir = paper_paths(root)
     write_array_dir(tables_dir, {}, tables)
     write_text(macros, latex_macros(found, params, skipped_text, RECALL_K,
-                                    supplement_macros(supplements)
+                                    study_macros(studies)
                                     + claims_macros(found["claims"]) + tuning_macros(tuned)
                                     + setup_macros(params, paper_constants(params))))
     for stale in sorted(figures_dir.glob("*.png")):

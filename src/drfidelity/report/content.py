@@ -25,7 +25,7 @@ from drfidelity.report.guide import (CLAIMS, and_list, claims_section, dataset_c
 from drfidelity.report.inputs import Inputs
 from drfidelity.report.ranking import rank_stability
 from drfidelity.report.releases import release_pointer, release_section, title as release_title
-from drfidelity.report.supplements import supplement_blocks
+from drfidelity.report.studies import STUDIES_HEADING, study_blocks
 from drfidelity.report.tables import TRUTH_PAIRS, fixed, interval_words, truth_table
 
 UPSTREAM = "DR Fidelity Benchmark {} (toorpia/dr-fidelity-benchmark, MIT)"
@@ -94,7 +94,7 @@ def findings(inputs: Inputs) -> dict[str, Any]:
             inputs.per_run, list(per), inputs.params.ranking, list(METHODS))),
         "claims": ([] if inputs.published_aggregated is None else claims(
             inputs.params, inputs.aggregated, inputs.published_aggregated, inputs.per_run,
-            tuning_table(inputs.supplements.tables))),
+            tuning_table(inputs.studies.tables))),
     }
 
 
@@ -291,7 +291,6 @@ def ceiling_summary(f: dict) -> str:
 # ------------------------------------------------------------------------- whole report
 
 TITLE = "drfidelity — distance-fidelity benchmark report"
-SUPPLEMENTS = "Supplements"
 
 
 def _links(headings: list[str]) -> str:
@@ -314,20 +313,20 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
     if len(inputs.skipped):
         blocks.append(Quote("**Methods not run here:** " + "; ".join(
             f"{r.method} on {r.dataset}: {r.reason}" for r in inputs.skipped.itertuples())))
-    supplements = supplement_blocks(inputs.supplements)
+    studies = study_blocks(inputs.studies)
     blocks.append(Para("Contents: " + _links(
         ["Reading guide"] + ([CLAIMS] if found["claims"] else [])
         + [DATASETS[d].title for d in params.datasets]
-        + [SUPPLEMENTS] + [release_title(old, new) for old, new, _ in inputs.releases]
+        + [STUDIES_HEADING] + [release_title(old, new) for old, new, _ in inputs.releases]
         + ["Methodology notes"])))
     blocks += reading_guide(inputs, found)
     blocks += claims_section(inputs, found)
     for dataset in params.datasets:
         blocks += dataset_section(dataset, inputs, found)
-    blocks += [Heading(2, SUPPLEMENTS), Para(
+    blocks += [Heading(2, STUDIES_HEADING), Para(
         "Other data and other questions, each a pipeline stage of its own: "
-        + _links([b.text for b in supplements if isinstance(b, Heading) and b.level == 2]))]
-    blocks += supplements
+        + _links([b.text for b in studies if isinstance(b, Heading) and b.level == 2]))]
+    blocks += studies
     for old, new, tables in inputs.releases:
         blocks += (release_section(tables, old, new) if inputs.checkout is None
                    else release_pointer(old, new, inputs.checkout))

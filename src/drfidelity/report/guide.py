@@ -16,7 +16,7 @@ from drfidelity.report.claims import claims_table, verdict_counts
 from drfidelity.report.document import Block, Bullets, Code, Figure, Heading, Para, Quote, Table
 from drfidelity.report.inputs import Inputs
 from drfidelity.report.ranking import TOP_POINTS, scored_columns
-from drfidelity.report.supplements import study_glossary
+from drfidelity.report.studies import STUDIES_HEADING, study_glossary
 from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT, fixed, interval_words
 
 
@@ -214,7 +214,7 @@ def methodology(inputs: Inputs, found: dict) -> list[Block]:
         f"**toorPIA.** {toorpia}",
         f"**Scope.** Synthetic data with known geometry, N = {params.n}, D = {params.d}, "
         f"SNR = {snr_label(params.snr)}; {found['n_methods']} methods at the settings of "
-        "`params.yaml`; the supplements above probe other data (random "
+        f"`params.yaml`; the {STUDIES_HEADING.lower()} above probe other data (random "
         "walks, noise dimensions, sweeps) with the same methods.",
     ))]
 

@@ -10,7 +10,7 @@ import pandas as pd
 
 from drfidelity.core.layout import RELEASES
 from drfidelity.core.params import Params
-from drfidelity.report.supplements import Supplements
+from drfidelity.report.studies import StudyResults
 from drfidelity.report.tables import RankingTable, ranking_table
 
 
@@ -20,7 +20,7 @@ class Inputs:
     aggregated: pd.DataFrame
     skipped: pd.DataFrame
     facts: dict  # dataset -> figures/{dataset}/facts.json (absent: figures not built)
-    supplements: Supplements = field(default_factory=Supplements)
+    studies: StudyResults = field(default_factory=StudyResults)
     #: per two consecutive imported releases: (older, newer, the release_diff stage's tables
     #: or None when they are absent)
     releases: list[tuple[str, str, dict | None]] = field(default_factory=list)

@@ -26,10 +26,12 @@ __all__ = ["Block", "Figure", "Heading", "Para", "Quote", "Table", "escape", "la
            "leader", "missing", "new_note"]
 
 
-def not_built(title: str, producer: str, *names: str) -> list[Block]:
-    """The one-line note of a supplement whose result tables ``names`` are absent (written
-    by ``producer``, e.g. "the aggregate stage")."""
-    files = ", ".join(f"`results/{n}.csv`" for n in names)
+def not_built(title: str, producer: str, *names: str, folder: str = "results/studies"
+              ) -> list[Block]:
+    """The one-line note of a section whose result tables ``names`` (in ``folder``: a
+    study's, unless the main benchmark's ``results``) are absent (written by ``producer``,
+    e.g. "the aggregate stage")."""
+    files = ", ".join(f"`{folder}/{n}.csv`" for n in names)
     return [Heading(2, title),
             Quote(f"Not built in this run: {files} absent (written by {producer}).")]
 
@@ -84,15 +86,15 @@ def leader(long: pd.DataFrame, metric: str, **where) -> tuple[str | None, float]
     return best, finite[best]
 
 
-def missing(supplements, key: str) -> str:
+def missing(studies, key: str) -> str:
     """" Not drawn: toorPIA (reason)." for the methods figure ``key`` lacks."""
-    skipped = supplements.fact(key).get("skipped", {})
+    skipped = studies.fact(key).get("skipped", {})
     return (" Not drawn: " + "; ".join(f"{m} ({r})" for m, r in skipped.items()) + "."
             if skipped else "")
 
 
-def new_note(supplements, key: str) -> str:
+def new_note(studies, key: str) -> str:
     """The caption's note on the methods figure ``key`` draws dashed (new in this study)."""
-    new = supplements.fact(key).get("new_methods", [])
+    new = studies.fact(key).get("new_methods", [])
     return (f" Dashed: {', '.join(new)}, which the previous release did not run here."
             if new else "")

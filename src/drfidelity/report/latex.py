@@ -147,7 +147,7 @@ def series(values) -> str:
 def setup_macros(params, constants: dict[str, object]) -> list[str]:
     """The setup the paper's methods section quotes: every generator knob
     (``\\ClustersDynamicRange``), every method setting (``\\TSNEPerplexity``), the
-    supplements' configurations (``\\RandomWalkLag``, ``\\SweepOutlierFactorValues``) and
+    studies' configurations (``\\RandomWalkLag``, ``\\SweepOutlierFactorValues``) and
     the code ``constants`` given (name -> value)."""
     lines = [macro("NPairs", number(params.n * (params.n - 1) // 2)),
              macro("DataSeed", params.data_seed),
@@ -158,7 +158,7 @@ def setup_macros(params, constants: dict[str, object]) -> list[str]:
     for method, settings in params.method_params.items():
         lines += [macro(macro_name(method, k), number(v)) for k, v in settings.items()
                   if isinstance(v, (int, float)) and method != "toorPIA"]
-    for study, settings in params.supplements.items():
+    for study, settings in params.studies.items():
         for key, value in settings.items():
             if isinstance(value, bool):  # a switch (noise_dims.rotated), not a quoted number
                 continue

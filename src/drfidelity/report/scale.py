@@ -3,7 +3,7 @@ its paper macros; the figure is drawn by :mod:`drfidelity.figures.scale`.
 
 Both come from ``results/scale_runs.csv`` and ``results/scale_exponents.csv`` (the frozen
 ``scale`` stage, :mod:`drfidelity.scale.study`); where the machine facts are known
-(``figures/supplements/facts.json``) the section names the CPU they were measured on.
+(``figures/studies/facts.json``) the section names the CPU they were measured on.
 """
 
 from __future__ import annotations

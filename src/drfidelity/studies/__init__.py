@@ -1,11 +1,11 @@
-"""The supplements: the previous release's other frozen configurations, one module per study.
+"""The studies: the previous release's other frozen configurations, one module per study.
 
 A study is the module ``drfidelity.studies.<name>`` with its :class:`~.spec.StudySpec` as
 ``SPEC``; its name in :data:`drfidelity.registry.STUDY_NAMES` registers it (the order of its
 stages and tables). A module is imported when its spec is first looked up, by its name alone, so
 the stage of one study loads that study alone (its ``dvc.yaml`` code dep is
 ``src/drfidelity/studies/<name>.py``) and reads no list of names. The stages that run them are
-generic: :mod:`drfidelity.supplements`.
+generic: :mod:`drfidelity.studies.run`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def study(name: str) -> StudySpec:
     name raises."""
     module = f"drfidelity.studies.{name}"
     if not (isinstance(name, str) and name.isidentifier() and not name.startswith("_")
-            and name not in ("spec", "registered")):
+            and name not in ("spec", "registered", "run")):
         raise ValueError(f"unknown study {name!r}")
     try:
         found = importlib.import_module(module)

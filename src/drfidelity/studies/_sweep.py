@@ -21,7 +21,7 @@ PREVIOUS_SWEEP_INPUT = (1000, 768, 0)
 
 @dataclass(frozen=True)
 class Sweep:
-    """One sweep: ``knob`` of main dataset ``dataset`` over ``supplements.<name>.values``,
+    """One sweep: ``knob`` of main dataset ``dataset`` over ``studies.<name>.values``,
     noised at data.snr or clean; toorPIA's maps in ``external_maps/<cache>`` under tags
     ``<prefix><value>``. ``plotted`` are the curve figure's (metric, label) panels,
     ``reported`` the (metric, label) whose leader the report quotes at both ends."""

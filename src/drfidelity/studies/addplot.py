@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.method_specs import spec as method_spec
 from drfidelity.studies.spec import Config, StudySpec, TablePair
 
@@ -170,7 +170,7 @@ def glossary(params: Params) -> tuple[str, ...]:
             "same in the data (1 = ideal).",)
 
 
-STAGE_WORDS = "the add-plot supplement stage"
+STAGE_WORDS = "the add-plot study stage"
 
 SPEC = StudySpec(
     name=NAME,

@@ -1,5 +1,5 @@
 """Hyper-parameter sensitivity: each neighbourhood method's main knob, one at a time, on the
-main inputs of ``supplements.hyperparams.datasets``.
+main inputs of ``studies.hyperparams.datasets``.
 
 Those inputs are generated again (the same bytes as ``data/<dataset>/``), so the study never
 depends on a main dataset that ``datasets`` leaves out; the grid's default values are embedded
@@ -12,7 +12,7 @@ import pandas as pd
 
 from drfidelity.core.params import ParamsError, Params
 from drfidelity.core.validation import close_match
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.method_specs import spec as method_spec
 from drfidelity.studies.spec import Config, StudySpec, TablePair
 

@@ -22,7 +22,7 @@ import math
 
 from drfidelity.core.layout import study_data_dir, study_embeddings_dir
 from drfidelity.core.params import ParamsError, Params
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.studies.spec import Config, StudySpec, TablePair, method_jobs
 
 NAME = "noise_dims"
@@ -173,7 +173,7 @@ def figures(params: Params, root, drawn, kit) -> None:
                   if p.name[3:].isdigit() and (p / "X.npy").exists()) if data_root.is_dir() else []
     # the probe's blobs are drawn without noise, padded with noise columns
     heading = kit.dataset_heading(
-        f"Noise-dims probe, {params.supplements[NAME]['n_principal']} signal dimensions "
+        f"Noise-dims probe, {params.studies[NAME]['n_principal']} signal dimensions "
         "padded with noise columns", kit.snr_label(math.inf), params.n,
         f"{min(dims)}–{max(dims)}" if dims else "—")
     if generic is not None:
@@ -278,7 +278,7 @@ def section(s, kit) -> list:
 def alignment(params: Params | None) -> str:
     """The frozen probe's axis alignment, in words."""
     count = ("the first" if params is None
-             else f"the first {params.supplements[NAME]['n_principal']}")
+             else f"the first {params.studies[NAME]['n_principal']}")
     return (f"The signal sits in {count} columns, axis-aligned (not rotated into the noise "
             "columns): a method that selects or weights columns can single them out, while "
             "every method that sees only Euclidean distances would map a rotated copy the "
@@ -309,7 +309,7 @@ def paper_tables(s, kit, params: Params) -> dict[str, str]:
                  f"(k = {KNN_K}; chance 1/3) at the landmark dimensions, medians over seeds "
                  "where a method ran several (their intervals are in the report and the "
                  "results file); toorPIA's two endpoints as two rows. The signal "
-                 f"sits in the first {params.supplements[NAME]['n_principal']} columns, "
+                 f"sits in the first {params.studies[NAME]['n_principal']} columns, "
                  "axis-aligned (not rotated into the noise columns). "
                  + (kit.escape(rotated_words(generic, kit)) + " "
                     if rotated_methods(generic, kit) else "") + "From "

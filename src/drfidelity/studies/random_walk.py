@@ -83,7 +83,7 @@ def figures(params: Params, root, drawn, kit) -> None:
 def lag(params: Params | None) -> int | None:
     """The near-in-time lag in steps, ``None`` when the study is not configured (or the
     report was given no params)."""
-    return None if params is None else params.supplements.get(NAME, {}).get("lag")
+    return None if params is None else params.studies.get(NAME, {}).get("lag")
 
 
 def near_in_time(steps: int | None) -> str:
@@ -169,7 +169,7 @@ def glossary(params: Params) -> tuple[str, ...]:
     )
 
 
-STAGE_WORDS = "the random-walk supplement stage"
+STAGE_WORDS = "the random-walk study stage"
 
 SPEC = StudySpec(
     name=NAME,

@@ -1,19 +1,19 @@
 """What a study declares: :class:`StudySpec`, its inputs (:class:`Config`) and its table pairs
 (:class:`TablePair`), with the helpers every study shares.
 
-A study module imports this module, :mod:`drfidelity.core` and :mod:`drfidelity.jobs.job`
+A study module imports this module, :mod:`drfidelity.core` and :mod:`drfidelity.core.job`
 only. What it needs from a heavier layer is handed to it by the stage that calls it, so the
 code closure of the study's embedding stage stays its own module and never includes the
 metrics or the report (an edit to the report then reruns no embedding):
 
 - ``Config.build(data)``: :mod:`drfidelity.datasets.inputs` (the generators);
-- ``readouts``/``tabulate(..., kit)``: :data:`drfidelity.supplements.scoring.KIT` (the
+- ``readouts``/``tabulate(..., kit)``: :data:`drfidelity.studies.run.scoring.KIT` (the
   metric engine's ``Reference``, ``metric("<module>.<name>")``, the aggregations);
-- ``figures(..., kit)``: :data:`drfidelity.pipeline.supplement_figures.KIT` (the painters of
+- ``figures(..., kit)``: :data:`drfidelity.pipeline.study_figures.KIT` (the painters of
   :mod:`drfidelity.figures.studies` as ``kit.draw``, loaders, headings);
 - ``section``/``paper_tables``/``macros(s, kit)``: :mod:`drfidelity.report.kit` (document
   blocks, table cells and marks, LaTeX helpers, readers of an aggregated table), with ``s``
-  the report's :class:`~drfidelity.report.supplements.Supplements` (tables, figure facts,
+  the report's :class:`~drfidelity.report.studies.StudyResults` (tables, figure facts,
   params).
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 from drfidelity.core.console import brief
 from drfidelity.core.params import Params, ParamsError, check_section
 from drfidelity.core.storage import fingerprint
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.method_specs import spec as method_spec
 
 
@@ -47,8 +47,8 @@ class Config:
 
 @dataclass(frozen=True)
 class TablePair:
-    """One pair of result tables, ``results/{stem}_per_run.csv`` and
-    ``results/{stem}_aggregated.csv``, with the previous release's names.
+    """One pair of result tables, ``results/studies/{stem}_per_run.csv`` and
+    ``results/studies/{stem}_aggregated.csv``, with the previous release's names.
 
     ``run_columns``: the columns the study's tables read besides the ids, method, seed and
     stochastic (a pair with no runs is written with this header). ``compare_keys`` and
@@ -57,7 +57,7 @@ class TablePair:
     tolerance (clean data with exact ties). ``headline``: (group columns besides method,
     metrics) of the study's DVC metrics; ``curve``: (x column, series columns, metrics) of its
     DVC plot over a knob; ``release_maps``: the folders of the published releases' imported
-    maps behind its toorPIA rows (``drfidelity.release_diff``)."""
+    maps behind its toorPIA rows (``drfidelity.crosscheck.release_diff``)."""
 
     stem: str
     run_columns: tuple[str, ...]
@@ -84,10 +84,10 @@ def no_notes(params: Params, settings: dict) -> list[str]:
 
 @dataclass(frozen=True)
 class StudySpec:
-    """Everything about one supplement study; the generic stages, the comparison and the
+    """Everything about one study; the generic stages, the comparison and the
     report read it and never a study's name.
 
-    Wiring: ``schema`` (``supplements.<name>`` key -> type; a one-element list types every
+    Wiring: ``schema`` (``studies.<name>`` key -> type; a one-element list types every
     element) and ``ranges`` (key -> (low, high, low excluded); unlisted integers must be
     >= 0) check its params section, ``check(settings, where, params)`` any rule across keys;
     ``defaults`` are the values of schema keys the section may leave out (added after a
@@ -105,9 +105,9 @@ class StudySpec:
     not run here (rows flagged ``new``); ``not_operable_rows``: skipped jobs become
     "not operable" rows with the reason.
 
-    Output: ``figures(params, root, drawn, kit)`` draws its supplement figures;
-    ``section(supplements, kit)`` -> its report blocks, placed by ``report_order`` among the
-    supplement sections and built from ``report_tables`` (``stage_words`` names the stage in
+    Output: ``figures(params, root, drawn, kit)`` draws its study figures;
+    ``section(studies, kit)`` -> its report blocks, placed by ``report_order`` among the
+    study sections and built from ``report_tables`` (``stage_words`` names the stage in
     a "not built" note); ``paper_tables``, ``macros`` and ``glossary`` add paper tables,
     LaTeX macros and glossary bullets; ``paper_figures`` are its figures the paper shows.
     """
@@ -138,11 +138,11 @@ class StudySpec:
     defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def settings(self, params: Params) -> dict:
-        """``supplements.<name>`` (``defaults`` for the keys it leaves out) checked against
+        """``studies.<name>`` (``defaults`` for the keys it leaves out) checked against
         the schema and ranges, floats as floats; a bad key or value is a ParamsError naming
         it."""
-        where = f"supplements.{self.name}"
-        given = {**self.defaults, **params.supplements[self.name]}
+        where = f"studies.{self.name}"
+        given = {**self.defaults, **params.studies[self.name]}
         # a switch (a bool key) is checked here: check_section holds every number to a
         # range, and would refuse true as a number
         switches = {k for k, kind in self.schema.items() if kind is bool and k in given}

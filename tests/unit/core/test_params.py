@@ -152,7 +152,7 @@ def test_each_release_configuration_is_valid():
     v130 = load_params(REPO / "params.yaml")
     v140 = load_params(REPO / "releases" / "v1.4.0" / "params.yaml")
     assert v130.ranking == {} and v140.ranking == {"populations": ("minority_shepard__vs_ambient",)}
-    assert v140.supplements["random_walk"]["n_series"] == 8
+    assert v140.studies["random_walk"]["n_series"] == 8
     same = ("n", "d", "data_seed", "snr", "datasets", "dataset_params", "methods",
             "method_params", "seeds", "bootstrap")
     assert all(getattr(v130, key) == getattr(v140, key) for key in same)

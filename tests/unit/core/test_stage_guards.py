@@ -1,4 +1,4 @@
-"""The stages refuse what would otherwise fail late or silently: supplement values out of range
+"""The stages refuse what would otherwise fail late or silently: study values out of range
 or missing, a data.n too large to score, hand-edited data, a vanished caller; a missing extra
 and a leaked API key are one safe line."""
 
@@ -22,21 +22,21 @@ from test_params import DELETE, parse_params, with_change
 
 
 @pytest.mark.parametrize("path, value, message", [
-    ("supplements.random_walk.n_steps", 0, r"supplements.random_walk.n_steps must be >= 1"),
-    ("supplements.random_walk.step", -0.1, r"supplements.random_walk.step must be > 0"),
-    ("supplements.random_walk.lag", 0, r"supplements.random_walk.lag must be >= 1"),
-    ("supplements.noise_dims.dims", [0, 2], r"supplements.noise_dims.dims\[0\] must be >= 1"),
-    ("supplements.noise_dims.dims", [2, 6], r"supplements.noise_dims.dims\[0\] must be >= "
+    ("studies.random_walk.n_steps", 0, r"studies.random_walk.n_steps must be >= 1"),
+    ("studies.random_walk.step", -0.1, r"studies.random_walk.step must be > 0"),
+    ("studies.random_walk.lag", 0, r"studies.random_walk.lag must be >= 1"),
+    ("studies.noise_dims.dims", [0, 2], r"studies.noise_dims.dims\[0\] must be >= 1"),
+    ("studies.noise_dims.dims", [2, 6], r"studies.noise_dims.dims\[0\] must be >= "
                                             r"n_principal = 3, got 2"),
-    ("supplements.noise_dims.cluster_std", -0.5, "supplements.noise_dims.cluster_std must be >= 0"),
-    ("supplements.sweep_outlier_factor.values", [2.0, -1.0],
-     r"supplements.sweep_outlier_factor.values\[1\] must be > 0"),
-    ("supplements.sweep_minority_frac.values", [0.25, 0.7],
-     r"supplements.sweep_minority_frac.values\[1\] must be <= 0.5"),
-    ("supplements.addplot.deviation", 0, r"supplements.addplot.deviation must be > 0"),
-    ("supplements.addplot.extra_dims", 0, r"supplements.addplot.extra_dims must be >= 1"),
+    ("studies.noise_dims.cluster_std", -0.5, "studies.noise_dims.cluster_std must be >= 0"),
+    ("studies.sweep_outlier_factor.values", [2.0, -1.0],
+     r"studies.sweep_outlier_factor.values\[1\] must be > 0"),
+    ("studies.sweep_minority_frac.values", [0.25, 0.7],
+     r"studies.sweep_minority_frac.values\[1\] must be <= 0.5"),
+    ("studies.addplot.deviation", 0, r"studies.addplot.deviation must be > 0"),
+    ("studies.addplot.extra_dims", 0, r"studies.addplot.extra_dims must be >= 1"),
 ])
-def test_supplement_ranges_are_checked_where_the_study_loads(path, value, message):
+def test_study_ranges_are_checked_where_the_study_loads(path, value, message):
     """A study's section is checked by its own schema when a stage loads the study (before
     anything is generated), so validating params never imports a study module."""
     from drfidelity.studies import study
@@ -47,12 +47,12 @@ def test_supplement_ranges_are_checked_where_the_study_loads(path, value, messag
 
 
 @pytest.mark.parametrize("path, value, message", [
-    ("supplements.random_walkk", {},
-     r"unknown key supplements.random_walkk \(did you mean 'random_walk'\?\)"),
-    ("supplements.addplot.n_add_bulkk", 5,
-     r"unknown key supplements.addplot.n_add_bulkk \(did you mean 'n_add_bulk'\?\)"),
-    ("supplements.hyperparams.datasets", ["densty"],
-     r"supplements.hyperparams.datasets: unknown dataset 'densty'.*density"),
+    ("studies.random_walkk", {},
+     r"unknown key studies.random_walkk \(did you mean 'random_walk'\?\)"),
+    ("studies.addplot.n_add_bulkk", 5,
+     r"unknown key studies.addplot.n_add_bulkk \(did you mean 'n_add_bulk'\?\)"),
+    ("studies.hyperparams.datasets", ["densty"],
+     r"studies.hyperparams.datasets: unknown dataset 'densty'.*density"),
 ])
 def test_unknown_study_or_key_is_named_with_the_closest(path, value, message):
     """An unknown study is refused at params load; an unknown key of a study's section (or a
@@ -64,42 +64,42 @@ def test_unknown_study_or_key_is_named_with_the_closest(path, value, message):
         study(path.split(".")[1]).configs(params)
 
 
-def test_a_missing_supplements_section_is_one_params_error():
-    params = parse_params(with_change("supplements", DELETE))
-    with pytest.raises(ParamsError, match="params.yaml has no supplements.random_walk section"):
-        params.supplements["random_walk"]
-    params = parse_params(with_change("supplements.addplot", DELETE))
-    assert "random_walk" in params.supplements
-    with pytest.raises(ParamsError, match="no supplements.addplot section"):
-        params.supplements["addplot"]
+def test_a_missing_studies_section_is_one_params_error():
+    params = parse_params(with_change("studies", DELETE))
+    with pytest.raises(ParamsError, match="params.yaml has no studies.random_walk section"):
+        params.studies["random_walk"]
+    params = parse_params(with_change("studies.addplot", DELETE))
+    assert "random_walk" in params.studies
+    with pytest.raises(ParamsError, match="no studies.addplot section"):
+        params.studies["addplot"]
 
 
-def test_supplement_stage_without_its_section_is_one_line(tmp_path):
+def test_study_stage_without_its_section_is_one_line(tmp_path):
     import yaml
 
     from test_params import COMMITTED
 
-    raw = {key: value for key, value in COMMITTED.items() if key != "supplements"}
+    raw = {key: value for key, value in COMMITTED.items() if key != "studies"}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
-    done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "supplement_embed",
+    done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "study_embed",
                            "addplot/PCA"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "no supplements.addplot section" in lines[0], done.stderr
+    assert len(lines) == 1 and "no studies.addplot section" in lines[0], done.stderr
 
 
 def test_study_maps_without_their_inputs_is_one_line(tmp_path):
     """The inputs are a stage of their own (so stored maps outlive regenerating them): the map
     stage names the one to run first."""
     shutil.copy(REPO / "params.yaml", tmp_path / "params.yaml")
-    done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "supplement_embed",
+    done = subprocess.run([sys.executable, "-m", "drfidelity", "stage", "study_embed",
                            "addplot/PCA"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
-        "drfidelity stage supplement_embed: error: data/addplot/meta.json is missing: run the "
-        "supplement_inputs stage of addplot first"]
+        "drfidelity stage study_embed: error: data/studies/addplot/meta.json is missing: run the "
+        "study_inputs stage of addplot first"]
     assert not (tmp_path / "embeddings").exists()
 
 

@@ -113,7 +113,7 @@ def test_a_dataset_registered_in_one_place_reaches_every_stage_and_the_report(to
     from drfidelity.report.tables import ranking_table
 
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
-    raw.update(datasets=["toy"], dataset_params={"toy": {"spread": 2.5}}, supplements={})
+    raw.update(datasets=["toy"], dataset_params={"toy": {"spread": 2.5}}, studies={})
     from drfidelity import registry
 
     params = parse_params(raw, registry.NAMES)

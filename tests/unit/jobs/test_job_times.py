@@ -13,7 +13,7 @@ import yaml
 
 from drfidelity.registry import METHODS
 from drfidelity.jobs import times
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.runner import Input, run_all
 from pipeline_helpers import REPO
 

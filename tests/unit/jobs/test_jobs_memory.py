@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from drfidelity.jobs import memory, runner
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.memory import GIB, MIB, MemoryGate, TooLargeForMachine, expected_peak
 from pipeline_helpers import REPO
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -20,38 +17,12 @@ from drfidelity.method_specs.phate import clamp_knn
 from drfidelity.method_specs.trimap import clamp_triplet_size
 from drfidelity.methods import (METHODS, NotOperable, SkipMethod, embed, embed_extend, get_method,
                                 pcc, pymde)
-from pipeline_helpers import SUPPORT
-
-#: Fewer iterations where a knob allows; every other setting is the benchmark's.
-QUICK = {"PyMDE": {"max_iter": 60}, "PCC": {"num_epochs": 60}}
-N, D = 200, 20
-
-
-def make_data(n: int = N, d: int = D) -> np.ndarray:
-    """A 3-dimensional latent cloud with two groups, linearly lifted to d dims plus noise."""
-    rng = np.random.default_rng(7)
-    latent = rng.normal(size=(n, 3))
-    latent[: n // 3, 0] += 2.5
-    return latent @ rng.normal(size=(3, d)) + 0.1 * rng.normal(size=(n, d))
+from method_helpers import COMPUTED, LIVING, N, digest, make_data, run, run_fresh
 
 
 @pytest.fixture(scope="module")
 def X() -> np.ndarray:
     return make_data()
-
-
-def run(name: str, X: np.ndarray, seed: int) -> np.ndarray:
-    return embed(get_method(name), X, seed, **QUICK.get(name, {}))
-
-
-#: Methods that compute their map here; toorPIA is a remote service whose cached maps and API
-#: path are tested in test_toorpia_api.py and test_toorpia_cache.py (beside this file) and
-#: tests/pipeline/test_toorpia_dvc.py.
-COMPUTED = [name for name in METHODS if name != "toorPIA"]
-
-
-def digest(Y: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(Y, dtype=np.float64).tobytes()).hexdigest()
 
 
 def test_registry_follows_canonical_order_and_spec_flags():
@@ -98,19 +69,6 @@ def test_wrapper_returns_finite_float64_and_reruns_identically(name, X):
 @pytest.mark.parametrize("name", [n for n, m in METHODS.items() if m.stochastic])
 def test_stochastic_methods_depend_on_the_seed(name, X):
     assert not np.array_equal(run(name, X, 0), run(name, X, 1))
-
-
-def run_fresh(body: str, env: dict[str, str] | None = None) -> dict[str, str]:
-    """Run ``body`` in a new interpreter that can import this module (and the helpers it
-    imports, in tests/support); return its JSON output."""
-    folders = [str(Path(__file__).parent), str(SUPPORT)]
-    code = (f"import json, sys\nsys.path[:0] = {folders!r}\n"
-            "from test_methods import COMPUTED, digest, make_data, run\n"
-            + textwrap.dedent(body))
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.slow  # the clean-clone test also reruns every method in fresh processes
@@ -304,29 +262,11 @@ def test_clamps_keep_small_inputs_valid():
     assert clamp_knn(5, 2) == 1
 
 
-LIVING = ["PaCMAP", "TriMap", "PHATE"]
-
-
 @pytest.mark.parametrize("name", LIVING)
 def test_living_methods_run_clamped_on_tiny_inputs(name):
     """Twelve points: the clamped neighbourhoods keep each library's own checks satisfied."""
     Y = embed(get_method(name), make_data(12), 0)
     assert Y.shape == (12, 2) and np.all(np.isfinite(Y))
-
-
-def test_living_methods_ignore_the_thread_variables():
-    """PaCMAP, TriMap and PHATE hold their calls to one thread (methods/_threads.py): a process
-    whose thread variables allow two gives the bytes of one that allows one (PHATE's OpenBLAS
-    products differed without it)."""
-    body = """
-        X = make_data(300)
-        print(json.dumps({name: digest(run(name, X, 1)) for name in %r}))
-    """ % LIVING
-    variables = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                 "NUMBA_NUM_THREADS")
-    made = [run_fresh(body, env={**os.environ, **{v: threads for v in variables}})
-            for threads in ("1", "2")]
-    assert made[0] == made[1]
 
 
 def test_checking_params_loads_no_method_library():

@@ -1,4 +1,5 @@
-"""DREAMS: lambda = 0 is vanilla openTSNE bit for bit; lambda > 0 pulls toward the PCA layout."""
+"""DREAMS: lambda = 0 is vanilla openTSNE bit for bit (the FFT path:
+tests/pipeline/test_method_processes.py); lambda > 0 pulls toward the PCA layout."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from drfidelity.registry import METHODS
 from drfidelity.methods.dreams import fit_dreams, fit_embedding, reference_layout
+from method_helpers import dreams_data
 
 #: the benchmark's DREAMS settings (the wrappers take every one)
 SETTINGS = dict(METHODS["DREAMS"].defaults)
@@ -14,10 +16,7 @@ SETTINGS = dict(METHODS["DREAMS"].defaults)
 
 @pytest.fixture(scope="module")
 def X() -> np.ndarray:
-    rng = np.random.default_rng(3)
-    latent = rng.normal(size=(300, 4))
-    latent[:100, 0] += 4.0
-    return latent @ rng.normal(size=(4, 30)) + 0.2 * rng.normal(size=(300, 30))
+    return dreams_data()
 
 
 def shape_gap(Y: np.ndarray, R: np.ndarray) -> float:
@@ -34,19 +33,6 @@ def test_lambda_zero_is_vanilla_opentsne_bit_for_bit(X):
                             negative_gradient_method="bh").fit(X)
     ours = fit_dreams(X, 0, reg_lambda=0.0, perplexity=30)
     assert np.array_equal(ours, np.asarray(vanilla))
-
-
-def test_lambda_zero_is_vanilla_opentsne_bit_for_bit_on_the_fft_path(X, monkeypatch):
-    """The FFT gradient (used from N = 10,000) is exercised here by lowering the switch."""
-    import openTSNE
-
-    from drfidelity.methods import dreams
-
-    monkeypatch.setattr(dreams, "FFT_FROM_N", 0)
-    R = reference_layout(X)
-    vanilla = openTSNE.TSNE(perplexity=30, n_jobs=1, random_state=0, initialization=R,
-                            negative_gradient_method="fft").fit(X)
-    assert np.array_equal(fit_dreams(X, 0, reg_lambda=0.0, perplexity=30), np.asarray(vanilla))
 
 
 def test_regulariser_pulls_toward_the_reference_layout(X):

@@ -26,7 +26,7 @@ PINNED = "55215363c75df6c6"
 #: the same map compiled for a named target, as the committed maps of each vendor's host were
 #: (the AMD one is v1.4.0's, before this host rebuilt the sweep)
 BY_TARGET = {"znver4": "70bd5e7dd0da474d", "sapphirerapids": "55215363c75df6c6"}
-#: the sweep input's X as ``data/sweep_minority_frac/0.1/meta.json`` records it
+#: the sweep input's X as ``data/studies/sweep_minority_frac/0.1/meta.json`` records it
 SWEEP_X = "ef1337fef5bbc35f2c7ec0c5785b99e0822dc1af22dbdd2b1845de38a501f8aa"
 
 CHILD = """

@@ -137,7 +137,7 @@ def test_the_published_release_checked_against_this_build(published_results):
                    pd.read_csv(published_results / "metrics_aggregated.csv",
                                float_precision="round_trip"),
                    read("results/metrics_per_run.csv"),
-                   read("results/hyperparam_sensitivity_aggregated.csv"))
+                   read("results/studies/hyperparam_sensitivity_aggregated.csv"))
     near = [c for c in found if c.claim.endswith("best near ρ")]
     full = {c.dataset: c.claim for c in found if c.claim.endswith("best full ρ")}
     assert [c.claim for c in near] == ["DREAMS has the best near ρ"] * 5

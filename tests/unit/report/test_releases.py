@@ -13,7 +13,7 @@ from drfidelity.pipeline.report import checkout_from
 from drfidelity.crosscheck.release_diff import Release, ranking_both_ways
 from drfidelity.report.document import Heading, Quote, Table, to_html, to_markdown
 from drfidelity.report.releases import cause_table, move_sizes, release_pointer, rule_sentence
-from drfidelity.report.supplements import Supplements, supplement_blocks
+from drfidelity.report.studies import StudyResults, study_blocks
 
 ROOT = Path(__file__).resolve().parents[3]
 MINORITY = {"populations": ["minority_shepard__vs_ambient"]}
@@ -106,14 +106,14 @@ def test_a_release_report_points_to_the_root_section():
 
 def test_a_release_report_leaves_out_the_scale_study_it_never_builds():
     """The checkout's root keeps its note while the frozen study has not run."""
-    def titles(supplements):
-        return [b.text for b in supplement_blocks(supplements) if isinstance(b, Heading)]
+    def titles(studies):
+        return [b.text for b in study_blocks(studies) if isinstance(b, Heading)]
 
-    here = supplement_blocks(Supplements())
-    assert "Scale: cost against N" in titles(Supplements())
+    here = study_blocks(StudyResults())
+    assert "Scale: cost against N" in titles(StudyResults())
     assert any(isinstance(b, Quote) and "Not built" in b.text and "scale" in b.text
                for b in here)
-    assert "Scale: cost against N" not in titles(Supplements(scale=False))
+    assert "Scale: cost against N" not in titles(StudyResults(scale=False))
 
 
 def test_committed_release_report_has_the_pointer_and_no_not_built_section():

@@ -70,7 +70,7 @@ def test_paper_table_and_macros_name_each_row_and_who_overtakes():
 
 
 def test_committed_paper_table_has_a_row_per_studied_method_and_dataset():
-    study = pd.read_csv(ROOT / "results" / "hyperparam_sensitivity_aggregated.csv")
+    study = pd.read_csv(ROOT / "results" / "studies" / "hyperparam_sensitivity_aggregated.csv")
     tex = (ROOT / "paper" / "tables" / "hyperparams.tex").read_text()
     for dataset, method in study[["dataset", "method"]].drop_duplicates().itertuples(index=False):
         assert f"\n{dataset} & {method} & " in tex

@@ -1,4 +1,4 @@
-"""The noise-dims probe's rotated variant (``supplements.noise_dims.rotated``): off when
+"""The noise-dims probe's rotated variant (``studies.noise_dims.rotated``): off when
 absent, so both frozen params files load unchanged with their configurations as they were;
 on, a rotated twin of each ``dims`` input for every method but toorPIA, whose skip is noted."""
 
@@ -17,8 +17,8 @@ SPEC = study("noise_dims")
 
 
 def with_rotated(raw: dict, value) -> dict:
-    section = {**raw["supplements"]["noise_dims"], "rotated": value}
-    return {**raw, "supplements": {**raw["supplements"], "noise_dims": section}}
+    section = {**raw["studies"]["noise_dims"], "rotated": value}
+    return {**raw, "studies": {**raw["studies"], "noise_dims": section}}
 
 
 def plan(configs) -> list[tuple]:
@@ -28,7 +28,7 @@ def plan(configs) -> list[tuple]:
 @pytest.mark.parametrize("path", FROZEN, ids=["params", "v1.4.0"])
 def test_frozen_params_leave_it_out_and_mean_off(path):
     raw = yaml.safe_load(path.read_text())
-    assert "rotated" not in raw["supplements"]["noise_dims"]
+    assert "rotated" not in raw["studies"]["noise_dims"]
     params = parse_params(raw)
     assert SPEC.settings(params)["rotated"] is False and SPEC.study_notes(params) == []
     off = SPEC.configs(params)
@@ -44,7 +44,7 @@ def test_rotated_adds_a_twin_of_each_dims_input_for_the_generic_methods(path):
     on = SPEC.configs(parse_params(with_rotated(raw, True)))
     assert plan(on[:len(off)]) == plan(off)  # the axis-aligned inputs as they were
     twins = on[len(off):]
-    dims = raw["supplements"]["noise_dims"]["dims"]
+    dims = raw["studies"]["noise_dims"]["dims"]
     assert [c.key for c in twins] == [f"dim{d}_rot" for d in dims]
     keys, tags = [c.key for c in on], [c.context for c in on]
     assert len(set(keys)) == len(keys) and len(set(tags)) == len(tags)
@@ -90,13 +90,13 @@ def test_a_rotated_that_is_not_a_bool_is_refused_in_one_line(value):
     with pytest.raises(ParamsError) as refused:
         SPEC.configs(parse_params(with_rotated(raw, value)))
     message = str(refused.value)
-    assert message.startswith("supplements.noise_dims.rotated must be true or false, got ")
+    assert message.startswith("studies.noise_dims.rotated must be true or false, got ")
     assert "\n" not in message
 
 
 def test_a_missing_key_without_default_is_still_named():
     raw = yaml.safe_load(FROZEN[0].read_text())
-    section = {k: v for k, v in raw["supplements"]["noise_dims"].items() if k != "data_seed"}
-    with pytest.raises(ParamsError, match=r"supplements.noise_dims.data_seed is missing"):
-        SPEC.configs(parse_params({**raw, "supplements": {**raw["supplements"],
+    section = {k: v for k, v in raw["studies"]["noise_dims"].items() if k != "data_seed"}
+    with pytest.raises(ParamsError, match=r"studies.noise_dims.data_seed is missing"):
+        SPEC.configs(parse_params({**raw, "studies": {**raw["studies"],
                                                           "noise_dims": section}}))

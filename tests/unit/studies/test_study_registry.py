@@ -14,12 +14,13 @@ import numpy as np
 import pytest
 import yaml
 
-from drfidelity.core.layout import study_data_dir, study_embeddings_dir
+from drfidelity.core.layout import (STUDIES, study_data_dir, study_embeddings_dir,
+                                    study_table_path)
 from drfidelity.core.params import parse_params
 from drfidelity.registry import NAMES, STUDY_NAMES
 from drfidelity.studies import all_studies, study
 from drfidelity.studies.spec import Config, StudySpec, TablePair, method_jobs
-from drfidelity.supplements import wiring
+from drfidelity.studies.run import wiring
 
 from pipeline_helpers import REPO
 
@@ -32,7 +33,7 @@ def test_every_spec_is_complete(name):
     spec = study(name)
     assert spec.name == name and (SRC / "studies" / f"{name}.py").is_file()
     params = parse_params(COMMITTED, NAMES)
-    written = set(COMMITTED["supplements"][name])
+    written = set(COMMITTED["studies"][name])
     assert set(spec.settings(params)) == set(spec.schema) == written | set(spec.defaults)
     assert set(spec.defaults) <= set(spec.schema)
     assert spec.configs(params) and spec.stage_words and len(spec.reads) <= wiring.READS
@@ -48,12 +49,9 @@ def test_table_pairs_and_report_places_are_unique():
 
 
 def test_the_pipeline_files_are_written_from_the_registry(monkeypatch):
-    """studies.yaml (the supplement stages' items) and the studies' files among the deps of
-    compare, supplement_figures and report must say what the registry says
-    (`python -m drfidelity.supplements.wiring` writes both again)."""
+    """studies.yaml (the study stages' items) and method_code/ must say what the registry says
+    (`python -m drfidelity.studies.run.wiring` writes both again)."""
     assert (REPO / "studies.yaml").read_text() == wiring.committed(REPO)
-    text = (REPO / "dvc.yaml").read_text()
-    assert wiring.render_pipeline(text) == text
     monkeypatch.chdir(REPO)
     assert wiring.main(["--check"]) == 0
 
@@ -70,24 +68,12 @@ def test_only_the_methods_a_committed_pipeline_runs_have_study_map_stages():
     assert wiring.committed_methods(REPO) == [name for name in NAMES.methods if name in run]
 
 
-def test_rewiring_replaces_only_the_generated_tail():
-    stale = (REPO / "dvc.yaml").read_text().replace(
-        "results/addplot_per_run.csv, results/addplot_aggregated.csv,", "results/gone.csv,")
-    fresh = wiring.render_pipeline(stale)
-    assert fresh == (REPO / "dvc.yaml").read_text()
-    with pytest.raises(ValueError, match="stage report has no deps line"):
-        wiring.render_pipeline(fresh.replace(f"  {wiring.MARK}\n           results/addplot_agg",
-                                             "  results/addplot_agg"))
+def test_no_dataset_takes_the_name_of_the_studies_folder():
+    """data/, embeddings/ and results/ hold a folder per dataset beside the studies' folder:
+    a dataset of that name would share it."""
+    from drfidelity.registry import DATASET_NAMES
 
-
-def test_a_single_stage_s_generated_deps_follow_the_study_s_code():
-    """What the generator reads off a study's code (maps, per-run and aggregated tables)."""
-    reads = {spec.name: wiring.figure_reads(spec) for spec in all_studies()}
-    assert reads["hyperparams"] == ["results/hyperparam_sensitivity_aggregated.csv"]
-    assert reads["addplot"] == ["data/addplot", "embeddings/addplot",
-                                "results/addplot_aggregated.csv"]
-    assert "results/sweep_outliers_per_run.csv" in reads["sweep_outlier_factor"]
-    assert not any(path.startswith("data/") for path in reads["sweep_outlier_factor"])
+    assert STUDIES not in DATASET_NAMES
 
 
 def string_literals(path: Path) -> set[str]:
@@ -187,10 +173,16 @@ def toy(monkeypatch):
     monkeypatch.setattr(registry, "NAMES", replace(registry.NAMES, studies=registry.STUDY_NAMES))
 
 
+def stage_deps(stage: str) -> list[str]:
+    """The deps of a single stage of the root dvc.yaml: a new study's files are among them
+    without an edit, since they depend on the studies' folders."""
+    return yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"][stage]["deps"]
+
+
 def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
     """The files and folders the toy's figures read through the stage's kit (filled in as
     the stage runs), relative to ``root``."""
-    from drfidelity.pipeline.supplement_figures import KIT
+    from drfidelity.pipeline.study_figures import KIT
 
     reads = set()
 
@@ -202,8 +194,7 @@ def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
             return loader(*args, **kwargs)
         return load
 
-    monkeypatch.setattr(KIT, "table", recorded(KIT.table,
-                                               lambda r, name: r / "results" / f"{name}.csv"))
+    monkeypatch.setattr(KIT, "table", recorded(KIT.table, study_table_path))
     monkeypatch.setattr(KIT, "arrays", recorded(KIT.arrays, lambda folder, *names: folder))
     monkeypatch.setattr(KIT, "lowest_seed_maps",
                         recorded(KIT.lowest_seed_maps,
@@ -217,7 +208,7 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
     from drfidelity.pipeline import run_stage
 
     raw = {**COMMITTED, "methods": ["PCA"], "seeds": 1,
-           "supplements": {**COMMITTED["supplements"],
+           "studies": {**COMMITTED["studies"],
                            "toy": {"spreads": [1, 2.0], "n": 30}}}
     from drfidelity import registry
 
@@ -228,35 +219,31 @@ def test_a_study_registered_in_one_place_runs_through_every_stage(toy, tmp_path,
         shutil.copyfile(REPO / "results" / name, tmp_path / "results" / name)
     monkeypatch.chdir(tmp_path)
 
-    run_stage(params, "supplement_inputs", "toy", root=tmp_path)
-    assert (tmp_path / "data/toy/2/X.npy").exists()
-    run_stage(params, "supplement_embed", "toy/PCA", root=tmp_path, jobs=1)
-    assert (tmp_path / "embeddings/toy/PCA/1/PCA/seed0.npy").exists()
-    run_stage(params, "supplement_score", "toy/toy", root=tmp_path)
-    per_run = (tmp_path / "results/toy_per_run.csv").read_text().splitlines()
+    run_stage(params, "study_inputs", "toy", root=tmp_path)
+    assert (tmp_path / "data/studies/toy/2/X.npy").exists()
+    run_stage(params, "study_embed", "toy/PCA", root=tmp_path, jobs=1)
+    assert (tmp_path / "embeddings/studies/toy/PCA/1/PCA/seed0.npy").exists()
+    run_stage(params, "study_score", "toy/toy", root=tmp_path)
+    per_run = (tmp_path / "results/studies/toy_per_run.csv").read_text().splitlines()
     assert per_run[0] == "spread,method,seed,stochastic,full_shepard" and len(per_run) == 3
     reads = read_through_the_kit(monkeypatch, tmp_path)
-    run_stage(params, "supplement_figures", None, root=tmp_path)
-    assert reads == {"results/toy_aggregated.csv", "data/toy/2", "embeddings/toy/2"}
-    generated = wiring.single_stage_deps()["supplement_figures"]
-    assert wiring.figure_reads(TOY) == ["data/toy", "embeddings/toy",
-                                        "results/toy_aggregated.csv"]
-    assert all(any(read == path or read.startswith(f"{path}/") for path in generated)
+    run_stage(params, "study_figures", None, root=tmp_path)
+    assert reads == {"results/studies/toy_aggregated.csv", "data/studies/toy/2",
+                     "embeddings/studies/toy/2"}
+    assert all(any(read.startswith(f"{dep}/") for dep in stage_deps("study_figures"))
                for read in reads)
-    assert (tmp_path / "figures/supplements/toy_curve.png").exists()
+    assert (tmp_path / "figures/studies/toy_curve.png").exists()
     headline = yaml.safe_load((tmp_path / "results/headline/toy.json").read_text())
     assert set(headline["PCA"]) == {"full_shepard@1", "full_shepard@2"}
     assert (tmp_path / "results/plots/toy.csv").read_text().startswith("series,spread,")
     run_stage(params, "report", None, root=tmp_path)
     report = (tmp_path / "REPORT.md").read_text()
     assert "## Toy study" in report and "Toy leader at spread 2: PCA" in report
-    assert "figures/supplements/toy_curve.png" in report
+    assert "figures/studies/toy_curve.png" in report
     assert report.index("## Toy study") < report.index("## Supplement — noise dimensions")
 
     assert "toy_per_run.csv" in {table.per_run for table in tables()}
     items = wiring.items()
     assert items["study_maps"]["toy-PCA"]["maps"] == ["src/drfidelity/studies/toy.py"] * 2
-    assert items["tables"]["toy"]["study"] == "toy"
-    deps = wiring.single_stage_deps()
-    assert {"results/toy_per_run.csv", "results/toy_aggregated.csv"} <= set(deps["compare"])
-    assert "results/toy_aggregated.csv" in deps["report"]
+    assert items["study_tables"]["toy"]["study"] == "toy"
+    assert "results/studies" in stage_deps("compare") and "results/studies" in stage_deps("report")

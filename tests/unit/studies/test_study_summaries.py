@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import shutil
 
-from drfidelity.core.layout import study_curve_path, study_headline_path
+from drfidelity.core.layout import study_curve_path, study_headline_path, study_table_path
 from drfidelity.studies import all_studies
-from drfidelity.supplements.summaries import write_summaries
+from drfidelity.studies.run.summaries import write_summaries
 
 from pipeline_helpers import REPO
 
 
 def test_summaries_rewritten_from_the_committed_tables_are_the_committed_files(tmp_path):
     pairs = {spec.name: next(p for p in spec.tables if p.headline) for spec in all_studies()}
-    (tmp_path / "results").mkdir()
+    study_table_path(tmp_path, "").parent.mkdir(parents=True)
     for pair in pairs.values():
-        table = f"{pair.aggregated}.csv"
-        shutil.copy(REPO / "results" / table, tmp_path / "results" / table)
+        shutil.copy(study_table_path(REPO, pair.aggregated),
+                    study_table_path(tmp_path, pair.aggregated))
     assert write_summaries(tmp_path) == list(pairs)
     for study, pair in pairs.items():
         paths = [study_headline_path] + ([study_curve_path] if pair.curve else [])

@@ -1,5 +1,5 @@
-"""Stage ``supplement_figures``: the supplement studies' data, maps and result tables ->
-``figures/supplements/{name}.png`` and ``figures/supplements/facts.json``, and each study's
+"""Stage ``study_figures``: the studies' data, maps and result tables ->
+``figures/studies/{name}.png`` and ``figures/studies/facts.json``, and each study's
 headline medians and median curves (``results/headline/{study}.json``, read by ``dvc metrics``
 by path; ``results/plots/{study}.csv``, DVC plots).
 
@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 
 from drfidelity.core.files import dumps_json, write_text
-from drfidelity.core.layout import (read_map, read_status, results_dir, study_map_folders,
-                                    study_map_stage, supplement_figures_dir)
+from drfidelity.core.layout import (read_map, read_status, results_dir, study_figures_dir,
+                                    study_map_folders, study_map_stage, study_table_path)
 from drfidelity.core.params import Params, snr_label
 from drfidelity.core.storage import atomic_write
 from drfidelity.datasets.registry import DATASETS
@@ -35,16 +35,25 @@ from drfidelity.figures.scale import scale_figure
 from drfidelity.figures.settings import dataset_heading
 from drfidelity.scale import CONFIG_FILE, MACHINE_FILE
 from drfidelity.studies import all_studies
-from drfidelity.supplements.scoring import metric
-from drfidelity.supplements.summaries import write_summaries
+from drfidelity.studies.run.scoring import metric
+from drfidelity.studies.run.summaries import write_summaries
 from drfidelity.registry import NAMES  # what params' names are checked against
 
 TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
 
 def _table(root: Path, name: str) -> pd.DataFrame | None:
-    """A results table, or None when it is absent or has no rows (nothing to draw)."""
-    path = results_dir(root) / f"{name}.csv"
+    """A table of the main results, or None when it is absent or has no rows (nothing to
+    draw)."""
+    return _read_table(results_dir(root) / f"{name}.csv")
+
+
+def _study_table(root: Path, name: str) -> pd.DataFrame | None:
+    """A study's table (``addplot_per_run``), like :func:`_table`."""
+    return _read_table(study_table_path(root, name))
+
+
+def _read_table(path: Path) -> pd.DataFrame | None:
     if not path.exists():
         return None
     table = pd.read_csv(path, float_precision="round_trip")
@@ -153,7 +162,8 @@ def _scale(root: Path, drawn: Drawn) -> None:
 
 
 #: what a study's ``figures`` is handed: the painters and the loaders above
-KIT = SimpleNamespace(draw=draw, arrays=_arrays, table=_table, lowest_seed_maps=lowest_seed_maps,
+KIT = SimpleNamespace(draw=draw, arrays=_arrays, table=_study_table,
+                      lowest_seed_maps=lowest_seed_maps,
                       new_methods=new_methods, main_heading=main_heading,
                       dataset_heading=dataset_heading, snr_label=snr_label,
                       dataset_title=lambda name: DATASETS[name].title, metric=metric)
@@ -166,7 +176,7 @@ def run(params: Params, root: Path) -> None:
             spec.figures(params, root, drawn, KIT)
     _main_tables(params, root, drawn)
     _scale(root, drawn)
-    folder = supplement_figures_dir(root)
+    folder = study_figures_dir(root)
     files = {}
     for key, data in drawn.pngs.items():
         path = folder / f"{key}.png"
@@ -177,5 +187,5 @@ def run(params: Params, root: Path) -> None:
             stale.unlink()
     write_text(folder / "facts.json", dumps_json({"files": files, **drawn.facts}))
     summarised = write_summaries(root)
-    print(f"[supplement_figures] {len(files)} figures: {', '.join(files) or 'none'}; "
+    print(f"[study_figures] {len(files)} figures: {', '.join(files) or 'none'}; "
           f"headlines and curves of {', '.join(summarised) or 'no study'}", flush=True)

@@ -1,4 +1,4 @@
-"""Stage ``supplement_figures``: what it draws from the supplement maps and tables, what it says
+"""Stage ``study_figures``: what it draws from the study maps and tables, what it says
 about missing methods, the numbers it measures, and byte-stable PNGs."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from drfidelity.datasets.random_walk import make_random_walk
-from drfidelity.pipeline import supplement_figures as stage
-from drfidelity.core.layout import map_record
+from drfidelity.pipeline import study_figures as stage
+from drfidelity.core.layout import map_record, study_table_path
 from drfidelity.core.params import load_params
 from drfidelity.figures import style
 from drfidelity.figures import studies as draw
@@ -24,12 +24,13 @@ from drfidelity.studies.sweep_outlier_factor import SWEEP
 
 from pipeline_helpers import REPO, cut_in_half, swap_files
 
-#: the previous release's supplement tables, copied as the stages' outputs.
+#: the previous release's study tables, copied as the stages' outputs.
 PUBLISHED = ("addplot_per_run", "addplot_aggregated", "random_walk_aggregated",
              "sweep_outliers_aggregated", "sweep_outliers_per_run",
              "sweep_populations_aggregated", "dimsweep_aggregated",
-             "dimsweep_embedding_aggregated", "hyperparam_sensitivity_aggregated",
-             "stability", "bridge_gaps")
+             "dimsweep_embedding_aggregated", "hyperparam_sensitivity_aggregated")
+#: the main benchmark's published tables the stage also draws from
+PUBLISHED_MAIN = ("stability", "bridge_gaps")
 SKIP_REASON = "maps not pulled (toorPIA cache absent)"
 EXPECTED = {"basemap_addplot_gallery", "geometry_explainer", "trajectory_gallery",
             "sweep_outliers_curve", "populations_sweep_curve", "population_gallery_mf0.5",
@@ -75,56 +76,57 @@ def _maps(base: Path, key: str, labels: dict[str, list[int]], shapes: dict[str, 
              "maps": records.get(method, {})}))
 
 
-def build_supplement_workspace(root: Path, published: Path) -> Path:
-    """Published supplement tables in results/, small synthetic data and maps for every
-    study; toorPIA skipped everywhere with :data:`SKIP_REASON`."""
-    (root / "results").mkdir(parents=True, exist_ok=True)
+def build_study_workspace(root: Path, published: Path) -> Path:
+    """Published tables in results/ (the studies' in results/studies/), small synthetic data
+    and maps for every study; toorPIA skipped everywhere with :data:`SKIP_REASON`."""
+    study_table_path(root, "").parent.mkdir(parents=True, exist_ok=True)
     for name in PUBLISHED:
+        shutil.copyfile(published / f"{name}.csv", study_table_path(root, name))
+    for name in PUBLISHED_MAIN:
         shutil.copyfile(published / f"{name}.csv", root / "results" / f"{name}.csv")
     skip = {"toorPIA": SKIP_REASON}
-    _save(root / "data" / "addplot", labels_fit=np.repeat(np.arange(5), 20),
+    _save(root / "data" / "studies" / "addplot", labels_fit=np.repeat(np.arange(5), 20),
           add_anchor=np.repeat(np.arange(5), 2))
-    _maps(root / "embeddings" / "addplot", "", {"PCA": [0], "UMAP": [0, 1, 2]},
+    _maps(root / "embeddings" / "studies" / "addplot", "", {"PCA": [0], "UMAP": [0, 1, 2]},
           {"_fit": 100, "_add": 60}, skip)
     walk = make_random_walk(n=400, d=200, seed=0, n_series=4)
-    _save(root / "data" / "random_walk", X=walk.clean, series=walk.extras["series"],
+    _save(root / "data" / "studies" / "random_walk", X=walk.clean, series=walk.extras["series"],
           t=walk.extras["t"])
-    _maps(root / "embeddings" / "random_walk", "", {"PCA": [0], "t-SNE": [0, 1, 2]}, {"": 400},
-          skip)
+    _maps(root / "embeddings" / "studies" / "random_walk", "", {"PCA": [0], "t-SNE": [0, 1, 2]},
+          {"": 400}, skip)
     for frac in ("0.5", "0.05"):
-        _save(root / "data" / "sweep_minority_frac" / frac,
+        _save(root / "data" / "studies" / "sweep_minority_frac" / frac,
               labels=np.arange(80) % 10, population=(np.arange(80) < 8).astype(int))
-        _maps(root / "embeddings" / "sweep_minority_frac", frac, {"PCA": [0], "DREAMS": [0]},
-              {"": 80}, skip)
+        _maps(root / "embeddings" / "studies" / "sweep_minority_frac", frac,
+              {"PCA": [0], "DREAMS": [0]}, {"": 80}, skip)
     rng = np.random.default_rng(3)
     for dim in (6, 40):
         labels = np.repeat(np.arange(3), 30)
         X = rng.normal(scale=0.01, size=(90, dim))
         X[:, 0] += labels  # well separated: the ambient kNN accuracy is 1
-        _save(root / "data" / "noise_dims" / f"dim{dim}", X=X, labels=labels)
-        _maps(root / "embeddings" / "noise_dims", f"dim{dim}",
+        _save(root / "data" / "studies" / "noise_dims" / f"dim{dim}", X=X, labels=labels)
+        _maps(root / "embeddings" / "studies" / "noise_dims", f"dim{dim}",
               {"PCA": [0], "toorPIA-embedding": [0]}, {"": 90}, {"toorPIA": SKIP_REASON})
     return root
 
 
 @pytest.fixture(scope="module")
 def drawn_root(published_results, tmp_path_factory) -> Path:
-    root = build_supplement_workspace(tmp_path_factory.mktemp("supp"),
-                                      published_results)
+    root = build_study_workspace(tmp_path_factory.mktemp("studies"), published_results)
     stage.run(load_params(REPO / "params.yaml"), root)
     return root
 
 
 def facts_of(root: Path) -> dict:
-    return json.loads((root / "figures" / "supplements" / "facts.json").read_text())
+    return json.loads((root / "figures" / "studies" / "facts.json").read_text())
 
 
-def test_every_supplement_figure_is_drawn_and_named_in_the_facts(drawn_root):
+def test_every_study_figure_is_drawn_and_named_in_the_facts(drawn_root):
     facts = facts_of(drawn_root)
     assert set(facts["files"]) == EXPECTED
     for key, path in facts["files"].items():
         assert (drawn_root / path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", key
-    assert sorted(p.stem for p in (drawn_root / "figures" / "supplements").glob("*.png")) == \
+    assert sorted(p.stem for p in (drawn_root / "figures" / "studies").glob("*.png")) == \
         sorted(EXPECTED)
 
 
@@ -181,7 +183,7 @@ def test_untouched_maps_are_read_and_an_absent_study_is_none(tmp_path):
 def _differs(label: str, seed: int) -> str:
     return (rf"{label}/{label}/seed{seed}\.npy: sha256 [0-9a-f]{{8}}… differs from the "
             rf"[0-9a-f]{{8}}… status\.json records for {label} seed {seed} \(edited, truncated "
-            rf"or swapped; rerun `dvc repro supplement_embed@{{study}}-{label}`\)$")
+            rf"or swapped; rerun `dvc repro study_embed@{{study}}-{label}`\)$")
 
 
 UMAP_DIFFERS = _differs("UMAP", 2)
@@ -194,15 +196,15 @@ UMAP_DIFFERS = _differs("UMAP", 2)
     (lambda base: np.save(base / "UMAP/UMAP/seed2.npy", np.zeros((4, 2))), UMAP_DIFFERS),
     (lambda base: (base / "UMAP/UMAP/seed2.npy").unlink(),
      r"UMAP/UMAP/seed2\.npy is missing: status\.json records it for UMAP seed 2; rerun "
-     r"`dvc repro supplement_embed@{study}-UMAP`$"),
+     r"`dvc repro study_embed@{study}-UMAP`$"),
     (lambda base: cut_in_half(base / "UMAP/status.json"),
-     r"UMAP/status\.json of supplement_embed {study}/UMAP is not JSON \(.+\): truncated or "
-     r"edited; rerun `dvc repro supplement_embed@{study}-UMAP`$"),
+     r"UMAP/status\.json of study_embed {study}/UMAP is not JSON \(.+\): truncated or "
+     r"edited; rerun `dvc repro study_embed@{study}-UMAP`$"),
 ], ids=["maps-swapped", "truncated", "one-row-short", "missing", "status-truncated"])
 def test_a_damaged_study_map_is_refused_by_figures_and_scores(tmp_path, damage, message):
     """In one line naming the file and the map label, whichever stage reads it."""
-    from drfidelity.jobs.job import Job
-    from drfidelity.supplements.scoring import load_maps
+    from drfidelity.core.job import Job
+    from drfidelity.studies.run.scoring import load_maps
 
     base = tmp_path / "study"
     _maps(base, "", {"PCA": [0], "UMAP": [2]}, {"": 5}, {})
@@ -222,13 +224,13 @@ def test_without_any_input_the_stage_writes_empty_facts(tmp_path):
 DIGEST = r"""
 import hashlib, json, sys
 from pathlib import Path
-from drfidelity.pipeline import supplement_figures
+from drfidelity.pipeline import study_figures
 from drfidelity.core.layout import map_record
 from drfidelity.core.params import load_params
 root = Path(sys.argv[1])
-supplement_figures.run(load_params(sys.argv[2]), root)
+study_figures.run(load_params(sys.argv[2]), root)
 print(json.dumps({p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-                  for p in sorted((root / "figures" / "supplements").iterdir())}))
+                  for p in sorted((root / "figures" / "studies").iterdir())}))
 """
 
 
@@ -243,5 +245,5 @@ def test_png_bytes_are_identical_in_a_fresh_process_and_after_other_work(drawn_r
         [sys.executable, "-c", DIGEST, str(root), str(REPO / "params.yaml")],
         capture_output=True, text=True, check=True).stdout.splitlines()[-1])
     here = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted((drawn_root / "figures" / "supplements").iterdir())}
+            for p in sorted((drawn_root / "figures" / "studies").iterdir())}
     assert fresh == here and len(here) == len(EXPECTED) + 1

@@ -1,4 +1,4 @@
-"""The supplement sections and the add-plot paper table, from the previous release's supplement
+"""The study sections and the add-plot paper table, from the previous release's study
 tables: its published numbers (spec §8.4–8.10) come back, every method is listed, an absent
 table is a one-line note, and the report stage writes what it says."""
 
@@ -12,17 +12,17 @@ import pandas as pd
 import pytest
 
 from drfidelity.pipeline import report as report_stage
-from drfidelity.pipeline import supplement_figures
+from drfidelity.pipeline import study_figures
 from drfidelity.core.params import load_params
 from drfidelity.report.document import to_markdown
 from drfidelity.report.latex import latex_tabular
 from drfidelity.report import kit
-from drfidelity.report.supplements import (Supplements, bridge_table, stability_tables,
-                                           supplement_blocks, tables)
+from drfidelity.report.studies import (StudyResults, bridge_table, stability_tables,
+                                           study_blocks, tables)
 from drfidelity.studies import addplot, noise_dims, random_walk
 
 from pipeline_helpers import REPO
-from test_supplement_figures import SKIP_REASON, build_supplement_workspace
+from test_study_figures import SKIP_REASON, build_study_workspace
 
 #: spec §8.4, toorPIA's REPORT row (the published paper table lacks it).
 TOORPIA_ADDPLOT = ["9.702", "8.617", "1.000", "1.014", "1.730", "0.930"]
@@ -38,7 +38,7 @@ def addplot_table(aggregated, per_run):
     frames = {"addplot_aggregated": aggregated}
     if per_run is not None:
         frames["addplot_per_run"] = per_run
-    return addplot.table(Supplements(frames), kit)
+    return addplot.table(StudyResults(frames), kit)
 
 
 def timeseries_table(aggregated):
@@ -139,12 +139,12 @@ def test_noise_dims_table_is_the_published_one(published):
 def test_noise_dims_section_states_the_axis_alignment_and_no_rotated_rows(published):
     """The frozen probe (no rotated inputs): the quote says where the signal sits, in words;
     no "(rotated)" row or paragraph."""
-    s = Supplements(published, params=load_params(REPO / "params.yaml"))
+    s = StudyResults(published, params=load_params(REPO / "params.yaml"))
     text = to_markdown(noise_dims.section(s, kit))
     assert "The signal sits in the first 3 columns, axis-aligned (not rotated" in text
     assert "(rotated)" not in text
     assert "(rotated)" not in noise_dims.paper_tables(s, kit, s.params)["noise_dims.tex"]
-    general = to_markdown(noise_dims.section(Supplements(published), kit))
+    general = to_markdown(noise_dims.section(StudyResults(published), kit))
     assert "The signal sits in the first columns, axis-aligned" in general
 
 
@@ -160,38 +160,38 @@ def test_stability_and_bridge_tables_are_the_published_ones(published):
         "DREAMS": "3", "toorPIA": "0"}
 
 
-def test_every_absent_supplement_is_a_one_line_note():
-    text = to_markdown(supplement_blocks(Supplements()))
+def test_every_absent_study_is_a_one_line_note():
+    text = to_markdown(study_blocks(StudyResults()))
     notes = [l for l in text.splitlines() if l.startswith("> Not built in this run")]
-    assert len(notes) == 9   # 8 supplements and the scale study
+    assert len(notes) == 9   # 8 studies and the scale study
     assert not [l for l in text.splitlines() if l and not l.startswith(("## ", "> Not built"))]
 
 
 def test_captions_quote_the_figure_facts(published):
-    facts = {"files": {"geometry_explainer": "figures/supplements/geometry_explainer.png",
-                       "dimension_curve": "figures/supplements/dimension_curve.png",
-                       "basemap_addplot_gallery": "figures/supplements/g.png"},
+    facts = {"files": {"geometry_explainer": "figures/studies/geometry_explainer.png",
+                       "dimension_curve": "figures/studies/dimension_curve.png",
+                       "basemap_addplot_gallery": "figures/studies/g.png"},
              "geometry_explainer": {"n_series": 7, "length": 123, "d": 45,
                                     "radius_exponent": 0.4321, "step_angle_median": 88.88,
                                     "cross_angle_median": None, "pythagoras_median": 1.0234},
              "dimension_curve": {"ambient": {"6": 1.0, "2000": 0.9876}},
              "basemap_addplot_gallery": {"skipped": {"toorPIA": SKIP_REASON}}}
-    text = to_markdown(supplement_blocks(Supplements(published, facts)))
+    text = to_markdown(study_blocks(StudyResults(published, facts)))
     assert "7 series × 123 steps in D = 45" in text and "exponent 0.43" in text
     assert "median 88.9°" in text and "median —°" in text and "ratio 1.023" in text
     assert "0.988 at D = 2000" in text
     assert f"Not drawn: toorPIA ({SKIP_REASON})" in text
-    assert "![" in text and "figures/supplements/g.png" in text
+    assert "![" in text and "figures/studies/g.png" in text
 
 
-def test_report_stage_writes_the_supplements_and_the_addplot_table(published_results,
+def test_report_stage_writes_the_studies_and_the_addplot_table(published_results,
                                                                     tmp_path):
-    root = build_supplement_workspace(tmp_path / "ws", published_results)
+    root = build_study_workspace(tmp_path / "ws", published_results)
     for name in ("metrics_aggregated.csv", "metrics_per_run.csv", "skipped_methods.csv",
                  "scale_runs.csv", "scale_exponents.csv", "scale_machine.json"):
         shutil.copyfile(REPO / "results" / name, root / "results" / name)
     params = load_params(REPO / "params.yaml")
-    supplement_figures.run(params, root)
+    study_figures.run(params, root)
     report_stage.run(params, root)
     report = (root / "REPORT.md").read_text()
     for title in ("Time series (random walks)", "Run-to-run stability",
@@ -199,14 +199,14 @@ def test_report_stage_writes_the_supplements_and_the_addplot_table(published_res
                   "Bridge gaps (transition)", "Scale: cost against N"):
         assert f"## {title}" in report
     assert "Not built in this run" not in report
-    figures = re.findall(r"\]\((figures/supplements/[^)]+\.png)\)", report)
+    figures = re.findall(r"\]\((figures/studies/[^)]+\.png)\)", report)
     assert len(set(figures)) == 13 and all((root / f).exists() for f in figures)
     tex = (root / "paper" / "tables" / "addplot.tex").read_text()
     assert tex_rows(tex)["toorPIA"] == TOORPIA_ADDPLOT
-    assert sorted(p.name for p in (root / "paper" / "figures").glob("supplement_*.png")) == [
-        "supplement_basemap_addplot_gallery.png", "supplement_dimension_curve.png",
-        "supplement_scale.png", "supplement_sweep_outliers_curve.png",
-        "supplement_trajectory_gallery.png"]
+    assert sorted(p.name for p in (root / "paper" / "figures").glob("study_*.png")) == [
+        "study_basemap_addplot_gallery.png", "study_dimension_curve.png",
+        "study_scale.png", "study_sweep_outliers_curve.png",
+        "study_trajectory_gallery.png"]
     assert "<td colspan=\"6\">" in (root / "REPORT.html").read_text()
     macros = (root / "paper" / "macros.tex").read_text()
     assert r"\newcommand{\AddplotDetected}{toorPIA ($8.62\times$)}" in macros
@@ -217,7 +217,7 @@ def test_report_stage_writes_the_supplements_and_the_addplot_table(published_res
     assert f"metric engine ${engine:.2f}$" in macros and r"\newcommand{\ScaleDim}{50}" in macros
 
 
-def test_report_stage_without_supplements_notes_them_and_writes_no_addplot_table(tmp_path):
+def test_report_stage_without_studies_notes_them_and_writes_no_addplot_table(tmp_path):
     (tmp_path / "results").mkdir()
     for name in ("metrics_aggregated.csv", "metrics_per_run.csv", "skipped_methods.csv"):
         shutil.copyfile(REPO / "results" / name, tmp_path / "results" / name)

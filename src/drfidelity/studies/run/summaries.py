@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from drfidelity.core.files import dumps_json, write_csv, write_text
-from drfidelity.core.layout import results_dir, study_curve_path, study_headline_path
+from drfidelity.core.layout import study_curve_path, study_headline_path, study_table_path
 from drfidelity.studies import all_studies
 from drfidelity.studies.spec import TablePair
 
@@ -51,7 +51,7 @@ def write_summaries(root) -> list[str]:
     done = []
     for spec in all_studies():
         for pair in (p for p in spec.tables if p.headline):
-            path = results_dir(root) / f"{pair.aggregated}.csv"
+            path = study_table_path(root, pair.aggregated)
             if not path.exists():
                 continue
             x = pair.curve[0] if pair.curve else None

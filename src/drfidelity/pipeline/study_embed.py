@@ -1,12 +1,12 @@
-"""Stage ``supplement_embed``: one method's maps of a study's inputs in ``data/{study}/`` ->
-``embeddings/{study}/{method}/`` (:func:`drfidelity.supplements.embedding.embed_study`)."""
+"""Stage ``study_embed``: one method's maps of a study's inputs in ``data/{study}/`` ->
+``embeddings/{study}/{method}/`` (:func:`drfidelity.studies.run.embedding.embed_study`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from drfidelity.core.params import Params
-from drfidelity.supplements.embedding import embed_study
+from drfidelity.studies.run.embedding import embed_study
 
 TARGET = "study/method"  # what the stage runs on (see drfidelity.pipeline)
 #: no registry: a map stage finds its method by name and checks its settings alone

@@ -1,5 +1,5 @@
-"""One table pair of a study -> ``results/{stem}_per_run.csv`` and
-``results/{stem}_aggregated.csv`` (the previous release's file and column names).
+"""One table pair of a study -> ``results/studies/{stem}_per_run.csv`` and
+``results/studies/{stem}_aggregated.csv`` (the previous release's file and column names).
 
 The stage scores the maps of the study's jobs that go to that pair with the study's
 ``readouts``, handing it :data:`KIT` (the metric engine and the aggregation), and writes what
@@ -23,12 +23,12 @@ import pandas as pd
 
 from drfidelity.aggregation import aggregate_runs, bootstrap_median_ci
 from drfidelity.core.files import read_array_dir, write_csv
-from drfidelity.core.layout import (read_map, read_status, results_dir, study_data_dir,
-                                    study_embeddings_dir, study_map_stage)
+from drfidelity.core.layout import (read_map, read_status, study_data_dir,
+                                    study_embeddings_dir, study_map_stage, study_table_path)
 from drfidelity.core.params import Params
 from drfidelity.registry import METHODS
 from drfidelity.datasets.inputs import GROUND_TRUTH
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.metrics import Reference
 from drfidelity.studies import table_pair
 from drfidelity.studies.spec import Config, StudySpec, input_meta, map_names
@@ -102,7 +102,7 @@ def load_maps(jobs: tuple[Job, ...], base: Path, key: str, fingerprint: str
             if label in wanted}
     if have != wanted:
         raise ValueError(f"{base / key} holds maps {have}, params.yaml asks for {wanted}: run "
-                         "supplement_embed again")
+                         "study_embed again")
     runs = []
     for job in jobs:
         if status[job.name]["status"] == "ok":
@@ -135,11 +135,11 @@ def score_config(where: str, spec: StudySpec, config: Config, jobs: tuple[Job, .
 
 
 def score_tables(params: Params, target: str, root: Path) -> None:
-    """Table pair ``target`` (``<study>/<stem>``) -> ``results/{stem}_per_run.csv`` and
-    ``results/{stem}_aggregated.csv``."""
+    """Table pair ``target`` (``<study>/<stem>``) -> ``results/studies/{stem}_per_run.csv`` and
+    ``results/studies/{stem}_aggregated.csv``."""
     spec, stem = table_pair(target)
     pair = spec.pair(stem)
-    where = f"supplement_score {stem}"
+    where = f"study_score {stem}"
     for note in spec.study_notes(params):
         print(f"[{where}] {note}", flush=True)
     rows, ids = [], []
@@ -157,5 +157,5 @@ def score_tables(params: Params, target: str, root: Path) -> None:
         columns=[*ids, "method", "seed", "stochastic", *pair.run_columns])
     for name, table in spec.tabulate(params, per_run, KIT).items():
         if name in (pair.per_run, pair.aggregated):
-            write_csv(results_dir(root) / f"{name}.csv", table)
+            write_csv(study_table_path(root, name), table)
     print(f"[{where}] {len(rows)} runs scored", flush=True)

@@ -2,7 +2,7 @@
 so that adding a study or a method is its module, its registry line and its params, and never a
 hand edit of the pipeline.
 
-* ``studies.yaml``: the items the supplement stages loop over (``vars``).
+* ``studies.yaml``: the items the study stages loop over (``vars``).
 * ``method_code/<method>/``: links to the modules that the method's jobs run: of
   ``src/drfidelity/methods`` the package, the job (:data:`JOB_MODULES`), its wrapper, and of
   ``src/drfidelity/method_specs`` the loader and its spec (both found from its name:
@@ -10,20 +10,21 @@ hand edit of the pipeline.
   map stage depends on its method's folder, because DVC's templates cannot map a method's
   name to its files; DVC hashes the files the links point to. A link of ``method_specs`` is
   named ``method_specs-<file>`` (``method_specs-umap.py``).
-* The tails of the ``deps`` of ``compare``, ``supplement_figures`` and ``report``: the studies'
-  files those single stages read (DVC cannot interpolate a list into a stage's list). Each tail
-  opens with the comment :data:`MARK` and runs to the list's closing bracket; the rest of
-  ``dvc.yaml`` is written by hand.
 
-``python -m drfidelity.supplements.wiring`` writes them all in place (``--check``: writes nothing,
+The single stages that read every study (``compare``, ``study_figures``, ``report``) depend on
+the studies' folders (``data/studies``, ``embeddings/studies``, ``results/studies``), so nothing
+of theirs is generated.
+
+``python -m drfidelity.studies.run.wiring`` writes both in place (``--check``: writes nothing,
 exits 1 naming each stale file); ``tests/unit/studies/test_study_registry.py`` fails while any
 differs.
-DVC lists have one length, so each study's variable parts in ``studies.yaml`` are padded:
-``reads`` (the shared params keys it reads) with ``methods``, which every study reads and DVC
-records once; ``maps`` (its toorPIA maps folder and the manifest they are checked against) and
-``helper`` (a private module of ``studies/`` the study's module imports, e.g. the sweeps'
-``_sweep.py``) with the study's own module, a dep the stage has anyway (DVC lists a dep twice
-harmlessly).
+DVC cannot interpolate a list into a stage's list (a ``params`` or ``deps`` entry is one
+string: "Cannot interpolate data of type 'list'"), so each study's variable parts in
+``studies.yaml`` fill fixed slots: ``reads`` (the shared params keys it reads) is filled up
+with ``methods``, which every study reads and DVC records once; ``maps`` (its toorPIA maps
+folder and the manifest they are checked against) and ``helper`` (a private module of
+``studies/`` the study's module imports, e.g. the sweeps' ``_sweep.py``) with the study's own
+module, a dep the stage has anyway (DVC lists a dep twice harmlessly).
 """
 
 from __future__ import annotations
@@ -32,10 +33,8 @@ import argparse
 import ast
 import importlib
 import os
-import re
 import shutil
 import sys
-import textwrap
 from pathlib import Path
 from typing import Collection
 
@@ -47,15 +46,10 @@ from drfidelity.studies import all_studies
 READS = 4
 HEADER = """\
 # Generated from the study registry (src/drfidelity/studies) by
-#   python -m drfidelity.supplements.wiring > studies.yaml
-# Do not edit: dvc.yaml's supplement stages loop over these (`vars`), and
+#   python -m drfidelity.studies.run.wiring > studies.yaml
+# Do not edit: dvc.yaml's study stages loop over these (`vars`), and
 # tests/unit/studies/test_study_registry.py checks that this file is current.
 """
-#: the comment line that opens a generated tail of ``deps`` in dvc.yaml
-MARK = "# the studies' files (written by python -m drfidelity.supplements.wiring):"
-#: the layout functions a study's module imports only to read its inputs and maps for its
-#: figures (the stages hand every other folder in)
-MAP_READERS = {"study_data_dir", "study_embeddings_dir"}
 CODE = "src/drfidelity/studies"
 MANIFEST = "external_embeddings.manifest.json"
 METHOD_CODE = Path("method_code")
@@ -93,50 +87,11 @@ def helper(name: str) -> str:
     return f"{CODE}/{private[0]}.py" if private else own_module(name)
 
 
-def figure_reads(spec) -> list[str]:
-    """The files the ``supplement_figures`` stage reads for study ``spec``, read off its code
-    (its module and private helper) as the stage's code deps are read off its imports:
-
-    * its data and maps (``data/<name>``, ``embeddings/<name>``) when it imports a
-      :data:`MAP_READERS` function, which only its ``figures`` uses;
-    * the per-run (aggregated) tables of its pairs when it calls ``kit.table(root,
-      <pair>.per_run)`` (``.aggregated``);
-    * the aggregated table of the pair with the headline (the DVC metrics and curve).
-    """
-    trees = [_tree(f"drfidelity.studies.{m}") for m in (spec.name,
-                                                          *_private_helpers(spec.name))]
-    nodes = [node for tree in trees for node in ast.walk(tree)]
-    maps = any(isinstance(node, ast.ImportFrom) and MAP_READERS & {a.name for a in node.names}
-               for node in nodes)
-    tables = {node.args[1].attr for node in nodes
-              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "table" and getattr(node.func.value, "id", None) == "kit"
-              and len(node.args) == 2 and isinstance(node.args[1], ast.Attribute)}
-    reads = [f"data/{spec.name}", f"embeddings/{spec.name}"] if maps else []
-    for pair in spec.tables:
-        if "per_run" in tables:
-            reads.append(f"results/{pair.per_run}.csv")
-        if "aggregated" in tables or pair.headline:
-            reads.append(f"results/{pair.aggregated}.csv")
-    return reads
-
-
-def single_stage_deps() -> dict[str, list[str]]:
-    """The studies' files among the deps of each single stage: ``compare`` both tables of
-    every pair, ``supplement_figures`` what :func:`figure_reads` finds, ``report`` each
-    study's ``report_tables``."""
-    specs = list(all_studies())
-    return {"compare": [f"results/{name}.csv" for spec in specs for pair in spec.tables
-                        for name in (pair.per_run, pair.aggregated)],
-            "supplement_figures": [path for spec in specs for path in figure_reads(spec)],
-            "report": [f"results/{name}.csv" for spec in specs for name in spec.report_tables]}
-
-
 def items(methods: Collection[str] | None = None) -> dict[str, dict]:
-    """``studies`` (study -> its inputs stage's variable parts), ``study_maps``
+    """``study_inputs`` (study -> its inputs stage's variable parts), ``study_maps``
     (``<study>-<method>`` -> its map stage's, for every registered method or those of
     ``methods``: the committed pipelines' (:func:`committed_methods`) or a small run's copy's)
-    and ``tables`` (table pair -> its score stage's)."""
+    and ``study_tables`` (table pair -> its score stage's)."""
     mapped = [name for name in METHODS if methods is None or name in methods]
     studies, study_maps, tables = {}, {}, {}
     for spec in all_studies():
@@ -154,7 +109,7 @@ def items(methods: Collection[str] | None = None) -> dict[str, dict]:
                                                    "reads": list(reads)}
         for pair in spec.tables:
             tables[pair.stem] = {"study": spec.name, "helper": code, "reads": list(reads)}
-    return {"studies": studies, "study_maps": study_maps, "tables": tables}
+    return {"study_inputs": studies, "study_maps": study_maps, "study_tables": tables}
 
 
 def method_modules(name: str) -> list[Path]:
@@ -253,45 +208,24 @@ def committed(root: Path = Path(".")) -> str:
     return render(committed_methods(root), small=False)
 
 
-def render_pipeline(text: str) -> str:
-    """``dvc.yaml``'s ``text`` with the generated tail of each single stage's deps written
-    from the registry; a stage without its :data:`MARK` line is an error naming it."""
-    for stage, paths in single_stage_deps().items():
-        block = re.search(rf"^  {stage}:\n(?:(?:    .*)?\n)*", text, re.MULTILINE)
-        tail = re.compile(rf"^( +){re.escape(MARK)}\n(?:.*\n)*?.*\]\n", re.MULTILINE)
-        found = tail.search(text, block.start(), block.end()) if block else None
-        if found is None:
-            raise ValueError(f"dvc.yaml: stage {stage} has no deps line {MARK!r} "
-                             "opening the studies' files")
-        indent = found.group(1)
-        lines = textwrap.wrap(", ".join(paths) + "]", width=100, initial_indent=indent,
-                              subsequent_indent=indent, break_on_hyphens=False)
-        text = (text[:found.start()] + f"{indent}{MARK}\n" + "\n".join(lines) + "\n"
-                + text[found.end():])
-    return text
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m drfidelity.supplements.wiring",
-        description="Write studies.yaml, the studies' files in dvc.yaml's single stages and "
-                    "the folders of links method_code/<method>/ from the registries (run in "
-                    "the folder of the root dvc.yaml).")
+        prog="python -m drfidelity.studies.run.wiring",
+        description="Write studies.yaml and the folders of links method_code/<method>/ from "
+                    "the registries (run in the folder of the root dvc.yaml).")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 naming each file that is not current")
     args = parser.parse_args(argv)
     stale = []
-    for path, render_text in ((Path("studies.yaml"), lambda old: committed()),
-                              (Path("dvc.yaml"), render_pipeline)):
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        new = render_text(old)
-        if new != old:
-            stale.append(path.name)
-            if not args.check:
-                path.write_text(new, encoding="utf-8")
+    path = Path("studies.yaml")
+    old, new = path.read_text(encoding="utf-8") if path.exists() else "", committed()
+    if new != old:
+        stale.append(path.name)
+        if not args.check:
+            path.write_text(new, encoding="utf-8")
     stale += write_method_code(args.check)
     if args.check and stale:
-        print(f"not current: {', '.join(stale)} (python -m drfidelity.supplements.wiring "
+        print(f"not current: {', '.join(stale)} (python -m drfidelity.studies.run.wiring "
               "writes them)", file=sys.stderr)
         return 1
     for name in stale:

@@ -1,9 +1,9 @@
-"""The report's supplement sections: each study's (its spec's ``section``, handed the report
+"""The report's study sections: each study's (its spec's ``section``, handed the report
 kit :mod:`drfidelity.report.kit`), and the main benchmark's run-to-run stability, bridge gaps
 and the scale study.
 
 Each section is built from its result tables (``results/<name>.csv``) and the numbers the
-supplement figures quote (``figures/supplements/facts.json``). A supplement whose table is
+study figures quote (``figures/studies/facts.json``). A study whose table is
 absent renders as a one-line "not built" note, so the report runs before its stage exists.
 """
 
@@ -22,10 +22,13 @@ from drfidelity.report.scale import scale_macros, scale_section
 from drfidelity.report.tables import Cell, Column, RankingTable, fixed
 from drfidelity.studies import all_studies
 
-#: the main benchmark's tables the supplement sections read (``results/<name>.csv``, each
+#: the main benchmark's tables the study sections read (``results/<name>.csv``, each
 #: optional), written by the aggregate stage
 MAIN_TABLES = ("stability", "bridge_gaps")
 MAIN_PRODUCER = "the aggregate stage"
+#: the title of the studies' part of the report: the previous release's, kept so that a reader
+#: can set the two reports side by side
+STUDIES_HEADING = "Supplements"
 STABILITY_COLUMNS = (("n_runs", "runs"), ("position_dispersion", "position dispersion"),
                      ("full_shepard__std", "full ρ std"),
                      ("full_stress_fidelity__std", "full fidelity std"))
@@ -34,13 +37,13 @@ STABILITY_ORDER, BRIDGES_ORDER = 20, 90
 
 
 def tables() -> tuple[str, ...]:
-    """Every result table the supplement sections read: the studies', then the main ones."""
+    """Every result table the study sections read: the studies', then the main ones."""
     return tuple(name for spec in all_studies() for name in spec.report_tables) + MAIN_TABLES
 
 
 @dataclass
-class Supplements:
-    """The supplement tables that exist (by name, see :func:`tables`), the supplement
+class StudyResults:
+    """The study tables that exist (by name, see :func:`tables`), the study
     figures' facts (``None``: figures not built), the run's params (``None``: not known;
     a section then says what it cannot quote in general words) and whether the root builds
     the scale study (the checkout's root does; a release's pipeline leaves the stage out, so
@@ -95,10 +98,10 @@ def bridge_table(gaps: pd.DataFrame) -> RankingTable:
 
 # ------------------------------------------------------------------------- sections
 
-def stability_section(s: Supplements) -> list[Block]:
+def stability_section(s: StudyResults) -> list[Block]:
     title = "Run-to-run stability"
     if "stability" not in s.tables:
-        return kit.not_built(title, MAIN_PRODUCER, "stability")
+        return kit.not_built(title, MAIN_PRODUCER, "stability", folder="results")
     stability = s.tables["stability"]
     blocks: list[Block] = [Heading(2, title), Para(
         "For each stochastic method, its seeds' maps are aligned onto the lowest seed's by "
@@ -118,21 +121,21 @@ def stability_section(s: Supplements) -> list[Block]:
     return blocks
 
 
-def bridge_gaps(s: Supplements) -> pd.DataFrame | None:
+def bridge_gaps(s: StudyResults) -> pd.DataFrame | None:
     """The bridge gaps, or None where none were measured: the table is missing, or the run
     has no transition dataset (its rows are that dataset's alone)."""
     gaps = s.tables.get("bridge_gaps")
     return None if gaps is None or gaps.empty else gaps
 
 
-def bridges_section(s: Supplements) -> list[Block]:
+def bridges_section(s: StudyResults) -> list[Block]:
     title = "Bridge gaps (transition)"
     gaps = bridge_gaps(s)
     if gaps is None and "bridge_gaps" in s.tables:
         return [Heading(2, title), Para("Not measured: the bridges are the transition "
                                          "dataset's, which this run leaves out.")]
     if gaps is None:
-        return kit.not_built(title, MAIN_PRODUCER, "bridge_gaps")
+        return kit.not_built(title, MAIN_PRODUCER, "bridge_gaps", folder="results")
     table = bridge_table(gaps)
     torn = {m: int(cells[-1].text) for m, cells in table.rows}
     blocks: list[Block] = [Heading(2, title), Para(
@@ -149,8 +152,8 @@ def bridges_section(s: Supplements) -> list[Block]:
     return blocks
 
 
-def supplement_blocks(s: Supplements) -> list[Block]:
-    """Every supplement section, in report order (the studies' ``report_order``, the main
+def study_blocks(s: StudyResults) -> list[Block]:
+    """Every study section, in report order (the studies' ``report_order``, the main
     benchmark's stability and bridge gaps among them), then the scale study where the root
     builds it."""
     sections = [(spec.report_order, lambda s, section=spec.section: section(s, kit))
@@ -166,9 +169,9 @@ def supplement_blocks(s: Supplements) -> list[Block]:
                                   s.figure("scale", SCALE_CAPTION))
 
 
-def supplement_macros(s: Supplements) -> list[str]:
-    """``\\newcommand`` lines for the numbers the paper's supplement prose quotes ("---" for
-    a supplement not built, so the paper typesets either way)."""
+def study_macros(s: StudyResults) -> list[str]:
+    """``\\newcommand`` lines for the numbers the paper's study prose quotes ("---" for
+    a study not built, so the paper typesets either way)."""
     lines = [line for spec in all_studies() if spec.macros for line in spec.macros(s, kit)]
     if (gaps := bridge_gaps(s)) is not None:
         torn = {m: cells[-1].text for m, cells in bridge_table(gaps).rows}
@@ -179,7 +182,7 @@ def supplement_macros(s: Supplements) -> list[str]:
     return lines + scale_macros(s.tables.get("scale_runs"), s.tables.get("scale_exponents"))
 
 
-def supplement_paper_tables(s: Supplements, params: Params) -> dict[str, str]:
+def study_paper_tables(s: StudyResults, params: Params) -> dict[str, str]:
     """The studies' paper tables (``paper/tables/<name>``) whose results exist, and the main
     benchmark's stability and bridge-gap tables for the paper's appendix."""
     tables = {name: tex for spec in all_studies() if spec.paper_tables
@@ -211,8 +214,8 @@ def stability_latex(stability: pd.DataFrame) -> str:
                  r"\texttt{results/stability.csv}."))
 
 
-def supplement_paper_figures() -> tuple[str, ...]:
-    """The supplement figures the paper shows: the studies', then the scale study's."""
+def study_paper_figures() -> tuple[str, ...]:
+    """The study figures the paper shows: the studies', then the scale study's."""
     return tuple(key for spec in all_studies() for key in spec.paper_figures) + ("scale",)
 
 

@@ -1,4 +1,4 @@
-"""The supplements: every frozen v1.3.0 configuration beside the main benchmark.
+"""The studies: every frozen v1.3.0 configuration beside the main benchmark.
 
 The committed tables equal the previous release's published ones cell for cell for the exactly
 reproducible methods (PCA, Isomap, t-SNE and toorPIA's maps); on a small profile the stages
@@ -56,7 +56,7 @@ def compare(name: str, keys: list[str], published_dir) -> int:
     1e-6; a value the published table lacks, NaN there, is not compared; the tie-sensitive
     columns of the clean outlier sweep, drfidelity.crosscheck.comparison.TIE_COLUMNS, are left out);
     returns the number of values compared."""
-    ours, published = read(REPO / "results" / name), read(published_dir / name)
+    ours, published = read(REPO / "results" / "studies" / name), read(published_dir / name)
     published = published[published["method"].isin(EXACT)]
     if "supported" in published:
         published = published[published["supported"]]
@@ -96,13 +96,13 @@ def test_thousands_of_cells_reproduce_exactly(published_results):
 def test_new_rows_are_marked():
     """DREAMS is in the sweeps now (the previous release left it out): its rows say so."""
     for name in ("sweep_outliers_per_run.csv", "sweep_populations_per_run.csv"):
-        table = read(REPO / "results" / name)
+        table = read(REPO / "results" / "studies" / name)
         assert (table["new"] == (table["method"] == "DREAMS")).all()
         assert (table["method"] == "DREAMS").any()
 
 
 def test_addplot_lists_every_method_with_the_unsupported_ones_explained():
-    table = read(REPO / "results" / "addplot_per_run.csv")
+    table = read(REPO / "results" / "studies" / "addplot_per_run.csv")
     notes = dict(zip(table.loc[~table["supported"], "method"],
                      table.loc[~table["supported"], "note"]))
     assert notes == {"PyMDE": "pymde optimizes fit coordinates; no transform",
@@ -120,7 +120,7 @@ def test_every_table_is_written_with_the_published_columns(small_run, published_
     run_columns = {f"{pair.per_run}.csv": pair.run_columns for spec in all_studies()
                    for pair in spec.tables}
     for name in {**PER_RUN_KEYS, **AGGREGATED_KEYS}:
-        ours = read(small_run / "results" / name)
+        ours = read(small_run / "results" / "studies" / name)
         if ours.empty and name in run_columns:
             # nothing to score (toorPIA's embedding arm has no map at this size): the header
             # of the pair's declared run columns, written by its own stage alone
@@ -133,9 +133,9 @@ def test_every_table_is_written_with_the_published_columns(small_run, published_
         assert set(published.columns) - legacy <= set(ours.columns), name
     # toorPIA runs on every noise-dims input, but has no csvform maps at this size: skipped,
     # with the reason, not invented
-    dims = read(small_run / "results" / "dimsweep_per_run.csv")
+    dims = read(small_run / "results" / "studies" / "dimsweep_per_run.csv")
     assert set(dims["method"]) == {"PCA", "Isomap", "t-SNE", "DREAMS"}
-    status = json.loads((small_run / "embeddings/noise_dims/toorPIA/dim6/status.json").read_text())
+    status = json.loads((small_run / "embeddings/studies/noise_dims/toorPIA/dim6/status.json").read_text())
     assert status["methods"]["toorPIA"]["status"] == "skipped"
 
 
@@ -143,10 +143,10 @@ def test_a_study_s_maps_are_recorded_with_the_sha256_of_their_files(maps_run):
     """And read back as written, by the same job's map names the score stage uses."""
     import hashlib
 
-    from drfidelity.jobs.job import Job
-    from drfidelity.supplements.scoring import load_maps
+    from drfidelity.core.job import Job
+    from drfidelity.studies.run.scoring import load_maps
 
-    base = maps_run / "embeddings/random_walk"
+    base = maps_run / "embeddings/studies/random_walk"
     record = json.loads((base / "PCA/status.json").read_text())
     data = (base / "PCA/PCA/seed0.npy").read_bytes()
     assert record["maps"] == {"PCA/seed0.npy": {
@@ -159,14 +159,14 @@ def test_a_study_s_maps_are_recorded_with_the_sha256_of_their_files(maps_run):
 def test_hyperparams_at_the_defaults_remake_the_main_maps(small_run):
     """The study generates the main input again (no dependency on a main dataset that may not
     be configured): the same bytes, and at the default settings the same maps."""
-    np.testing.assert_array_equal(np.load(small_run / "data/hyperparams/density/X.npy"),
+    np.testing.assert_array_equal(np.load(small_run / "data/studies/hyperparams/density/X.npy"),
                                   np.load(small_run / "data/density/X.npy"))
     for seed in (0, 1):
         np.testing.assert_array_equal(
-            np.load(small_run / f"embeddings/hyperparams/t-SNE/density/t-SNE/perplexity=30/"
+            np.load(small_run / f"embeddings/studies/hyperparams/t-SNE/density/t-SNE/perplexity=30/"
                                 f"seed{seed}.npy"),
             np.load(small_run / f"embeddings/density/t-SNE/seed{seed}.npy"))
-    rows = read(small_run / "results" / "hyperparam_sensitivity_per_run.csv")
+    rows = read(small_run / "results" / "studies" / "hyperparam_sensitivity_per_run.csv")
     assert sorted(rows["value"].unique()) == [5, 30]
 
 
@@ -196,9 +196,10 @@ def test_one_job_equals_two_jobs(small_run, tmp_path):
     hyper-parameter study (their tables too). Every stage in a pool: the slow
     test_the_command_line_in_fresh_processes_gives_the_shared_runs_bytes."""
     root = copy_run(small_run, tmp_path / "two-jobs")
-    maps = ["embeddings/outliers/t-SNE", "embeddings/noise_dims", "embeddings/hyperparams"]
-    tables = [f"results/{name}" for name in ("dimsweep_per_run.csv", "dimsweep_aggregated.csv",
-                                             "hyperparam_sensitivity_per_run.csv")]
+    maps = ["embeddings/outliers/t-SNE", "embeddings/studies/noise_dims",
+            "embeddings/studies/hyperparams"]
+    tables = [f"results/studies/{name}" for name in (
+        "dimsweep_per_run.csv", "dimsweep_aggregated.csv", "hyperparam_sensitivity_per_run.csv")]
     for part in maps:
         shutil.rmtree(root / part)
     for part in tables:
@@ -218,12 +219,12 @@ def test_one_job_equals_two_jobs(small_run, tmp_path):
 def test_removing_a_method_or_a_seed_updates_every_table(small_run, tmp_path):
     root = copy_run(small_run, tmp_path / "fewer")
     set_params(root, methods=["PCA", "t-SNE"], seeds=1)
-    stale = stage(root, "supplement_score", "sweep_outlier_factor/sweep_outliers", check=False)
-    assert stale.returncode == 2 and "supplement_embed again" in stale.stderr
+    stale = stage(root, "study_score", "sweep_outlier_factor/sweep_outliers", check=False)
+    assert stale.returncode == 2 and "study_embed again" in stale.stderr
     run_commands(root, pipeline_commands(root))
     for name in PER_RUN_KEYS:
-        before = read(small_run / "results" / name)
-        table = read(root / "results" / name)
+        before = read(small_run / "results" / "studies" / name)
+        table = read(root / "results" / "studies" / name)
         if name.startswith("hyperparam"):
             assert set(before["seed"]) == {0, 1} and set(table["seed"]) == {0}
             continue
@@ -255,33 +256,33 @@ def test_noise_dims_grids_follow_params():
     assert jobs["dim6000_ds3"] == toorpia
     assert {label for label, _ in jobs["dim500"]} == {*params.methods, "toorPIA-embedding"}
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
-    overlap = {**raw["supplements"]["noise_dims"], "toorpia_dims": [768]}
-    with pytest.raises(ParamsError, match=r"supplements.noise_dims.toorpia_dims repeats \[768\]"):
+    overlap = {**raw["studies"]["noise_dims"], "toorpia_dims": [768]}
+    with pytest.raises(ParamsError, match=r"studies.noise_dims.toorpia_dims repeats \[768\]"):
         study("noise_dims").configs(parse_params(
-            {**raw, "supplements": {**raw["supplements"], "noise_dims": overlap}}))
+            {**raw, "studies": {**raw["studies"], "noise_dims": overlap}}))
 
 
-def test_unknown_or_bad_supplement_keys_are_named():
+def test_unknown_or_bad_study_keys_are_named():
     """An unknown study at params load; a bad key or value of a study's section where the
     study loads (before any input is built)."""
     from drfidelity.core.params import ParamsError, parse_params
     from drfidelity.studies import study
 
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
-    bad = [({"noise_dim": {}}, r"unknown key supplements.noise_dim \(did you mean 'noise_dims'"),
-           ({"random_walk": {**raw["supplements"]["random_walk"], "lagg": 3}},
-            r"supplements.random_walk.lagg \(did you mean 'lag'"),
+    bad = [({"noise_dim": {}}, r"unknown key studies.noise_dim \(did you mean 'noise_dims'"),
+           ({"random_walk": {**raw["studies"]["random_walk"], "lagg": 3}},
+            r"studies.random_walk.lagg \(did you mean 'lag'"),
            ({"sweep_outlier_factor": {"values": [1.5, "big"]}},
-            r"supplements.sweep_outlier_factor.values\[1\] must be a number"),
+            r"studies.sweep_outlier_factor.values\[1\] must be a number"),
            ({"hyperparams": {"datasets": ["spirals"], "grid": {}}},
-            r"supplements.hyperparams.datasets: unknown dataset 'spirals'"),
+            r"studies.hyperparams.datasets: unknown dataset 'spirals'"),
            ({"hyperparams": {"datasets": ["density"], "grid": {"t-SNE": {"perplexity": [-1]}}}},
             r"perplexity")]
     from drfidelity.registry import NAMES  # as the stages that list studies check params
 
     for change, message in bad:
         with pytest.raises(ParamsError, match=message):
-            params = parse_params({**raw, "supplements": {**raw["supplements"], **change}},
+            params = parse_params({**raw, "studies": {**raw["studies"], **change}},
                                   NAMES)
             study(next(iter(change))).configs(params)
 
@@ -293,27 +294,27 @@ def test_noise_dims_rotated_end_to_end(tmp_path):
     from drfidelity.core.params import load_params
     from drfidelity.report import kit
     from drfidelity.report.document import to_markdown
-    from drfidelity.report.supplements import Supplements
+    from drfidelity.report.studies import StudyResults
     from drfidelity.studies import noise_dims
     from pipeline_helpers import stage_here, workspace
     from scipy.spatial.distance import pdist
 
     root = workspace(tmp_path / "rotated", data__n=90, seeds=1, bootstrap__n_boot=50,
                      methods=["PCA", "Isomap", "toorPIA"])
-    set_params(root, supplements__noise_dims__rotated=True)
-    stage_here(root, "supplement_inputs", "noise_dims")
+    set_params(root, studies__noise_dims__rotated=True)
+    stage_here(root, "study_inputs", "noise_dims")
     for method in ("PCA", "Isomap", "toorPIA"):
-        stage_here(root, "supplement_embed", f"noise_dims/{method}", jobs=1)
+        stage_here(root, "study_embed", f"noise_dims/{method}", jobs=1)
     for pair in ("dimsweep", "dimsweep_embedding"):
-        stage_here(root, "supplement_score", f"noise_dims/{pair}")
+        stage_here(root, "study_score", f"noise_dims/{pair}")
 
-    axis, twin = (np.load(root / f"data/noise_dims/{key}/X.npy") for key in ("dim20", "dim20_rot"))
+    axis, twin = (np.load(root / f"data/studies/noise_dims/{key}/X.npy") for key in ("dim20", "dim20_rot"))
     np.testing.assert_allclose(pdist(twin), pdist(axis), rtol=1e-12)
     assert np.abs(twin - axis).max() > 0.5
-    assert not (root / "embeddings/noise_dims/toorPIA/dim20_rot").exists() or not json.loads(
-        (root / "embeddings/noise_dims/toorPIA/dim20_rot/status.json").read_text())["methods"]
+    assert not (root / "embeddings/studies/noise_dims/toorPIA/dim20_rot").exists() or not json.loads(
+        (root / "embeddings/studies/noise_dims/toorPIA/dim20_rot/status.json").read_text())["methods"]
 
-    rows = read(root / "results/dimsweep_per_run.csv")
+    rows = read(root / "results/studies/dimsweep_per_run.csv")
     assert set(rows["method"]) == {"PCA", "Isomap", "PCA-rotated", "Isomap-rotated"}
     metrics = [c for c in noise_dims.METRICS if c in rows]
     for method in ("PCA", "Isomap"):
@@ -322,8 +323,8 @@ def test_noise_dims_rotated_end_to_end(tmp_path):
         np.testing.assert_allclose(turned.sort_index().to_numpy(float), ours.to_numpy(float),
                                    atol=1e-6, err_msg=method)
 
-    aggregated = read(root / "results/dimsweep_aggregated.csv")
-    s = Supplements({"dimsweep_aggregated": aggregated}, params=load_params(root / "params.yaml"))
+    aggregated = read(root / "results/studies/dimsweep_aggregated.csv")
+    s = StudyResults({"dimsweep_aggregated": aggregated}, params=load_params(root / "params.yaml"))
     table = noise_dims.table(aggregated, None, kit)
     assert [label for label, _ in table.rows] == ["PCA", "PCA (rotated)", "Isomap",
                                                   "Isomap (rotated)"]

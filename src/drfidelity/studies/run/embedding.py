@@ -21,7 +21,7 @@ from pathlib import Path
 from drfidelity.core.files import dumps_json, write_array_dir
 from drfidelity.core.layout import map_record, study_data_dir, study_embeddings_dir
 from drfidelity.core.params import Params
-from drfidelity.jobs.job import Job
+from drfidelity.core.job import Job
 from drfidelity.jobs.reuse import reused_map, taken_maps
 from drfidelity.jobs.runner import Input, run_all
 from drfidelity.methods.external import EmbedContext
@@ -33,7 +33,7 @@ from drfidelity.studies.spec import join, map_names
 def _input_meta(root: Path, name: str, key: str) -> dict:
     path = study_data_dir(root, name) / key / "meta.json"
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: run the supplement_inputs stage of "
+        raise FileNotFoundError(f"{path} is missing: run the study_inputs stage of "
                                 f"{name} first")
     return json.loads(path.read_text())
 
@@ -50,7 +50,7 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
     ``data/{study}/`` -> ``embeddings/{study}/{method}/``; with ``reuse``, the maps of the same
     computation are taken from that folder (the checkout's of this stage)."""
     name, method = target.split("/")
-    where = f"supplement_embed {target}"
+    where = f"study_embed {target}"
     method_spec(method).settings(params.method_params.get(method, {}),
                                  f"method_params.{method}")
     # the study builds this method's jobs alone, so no other method's spec is read
