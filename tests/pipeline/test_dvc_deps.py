@@ -37,10 +37,8 @@ def module_file(name: str) -> Path | None:
 
 #: Modules that load others by name at run time, and what importing them therefore reads: a
 #: spec looked up in ``DATASETS`` imports its dataset's module (the names alone are in
-#: drfidelity.registry), and the studies' scoring kit hands them functions of the metric
-#: engine by name.
-LOADERS = {"drfidelity.datasets.registry": "drfidelity.datasets",
-           "drfidelity.studies.run.scoring": "drfidelity.metrics"}
+#: drfidelity.registry).
+LOADERS = {"drfidelity.datasets.registry": "drfidelity.datasets"}
 #: The job runs the wrapper of its method (``Method.wrapper``): a map stage of one method (a
 #: matrix item of dvc.yaml) loads that method's wrapper alone, any other stage every wrapper.
 METHOD_LOADER = "drfidelity.methods.base"

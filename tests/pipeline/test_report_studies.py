@@ -38,15 +38,15 @@ def addplot_table(aggregated, per_run):
     frames = {"addplot_aggregated": aggregated}
     if per_run is not None:
         frames["addplot_per_run"] = per_run
-    return addplot.table(StudyResults(frames), kit)
+    return addplot.table(StudyResults(frames), kit.KIT)
 
 
 def timeseries_table(aggregated):
-    return random_walk.table(aggregated, None, kit)
+    return random_walk.table(aggregated, None, kit.KIT)
 
 
 def noise_dims_table(generic, embedding):
-    return noise_dims.table(generic, embedding, kit)
+    return noise_dims.table(generic, embedding, kit.KIT)
 
 
 def texts(table) -> dict[str, list[str]]:
@@ -140,11 +140,11 @@ def test_noise_dims_section_states_the_axis_alignment_and_no_rotated_rows(publis
     """The frozen probe (no rotated inputs): the quote says where the signal sits, in words;
     no "(rotated)" row or paragraph."""
     s = StudyResults(published, params=load_params(REPO / "params.yaml"))
-    text = to_markdown(noise_dims.section(s, kit))
+    text = to_markdown(noise_dims.section(s, kit.KIT))
     assert "The signal sits in the first 3 columns, axis-aligned (not rotated" in text
     assert "(rotated)" not in text
     assert "(rotated)" not in noise_dims.paper_tables(s, kit, s.params)["noise_dims.tex"]
-    general = to_markdown(noise_dims.section(StudyResults(published), kit))
+    general = to_markdown(noise_dims.section(StudyResults(published), kit.KIT))
     assert "The signal sits in the first columns, axis-aligned" in general
 
 

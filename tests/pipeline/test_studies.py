@@ -325,10 +325,10 @@ def test_noise_dims_rotated_end_to_end(tmp_path):
 
     aggregated = read(root / "results/studies/dimsweep_aggregated.csv")
     s = StudyResults({"dimsweep_aggregated": aggregated}, params=load_params(root / "params.yaml"))
-    table = noise_dims.table(aggregated, None, kit)
+    table = noise_dims.table(aggregated, None, kit.KIT)
     assert [label for label, _ in table.rows] == ["PCA", "PCA (rotated)", "Isomap",
                                                   "Isomap (rotated)"]
-    text = to_markdown(noise_dims.section(s, kit))
+    text = to_markdown(noise_dims.section(s, kit.KIT))
     assert "The signal sits in the first 3 columns, axis-aligned" in text
     assert "rows marked (rotated)" in text and noise_dims.TOORPIA_NOT_ROTATED in text
     caption = noise_dims.paper_tables(s, kit, s.params)["noise_dims.tex"]

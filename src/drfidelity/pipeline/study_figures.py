@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -35,7 +34,8 @@ from drfidelity.figures.scale import scale_figure
 from drfidelity.figures.settings import dataset_heading
 from drfidelity.scale import CONFIG_FILE, MACHINE_FILE
 from drfidelity.studies import all_studies
-from drfidelity.studies.run.scoring import metric
+from drfidelity.studies.spec import FigureKit
+from drfidelity.metrics.labels import knn_label_accuracy
 from drfidelity.studies.run.summaries import write_summaries
 from drfidelity.registry import NAMES  # what params' names are checked against
 
@@ -162,11 +162,11 @@ def _scale(root: Path, drawn: Drawn) -> None:
 
 
 #: what a study's ``figures`` is handed: the painters and the loaders above
-KIT = SimpleNamespace(draw=draw, arrays=_arrays, table=_study_table,
-                      lowest_seed_maps=lowest_seed_maps,
-                      new_methods=new_methods, main_heading=main_heading,
-                      dataset_heading=dataset_heading, snr_label=snr_label,
-                      dataset_title=lambda name: DATASETS[name].title, metric=metric)
+KIT = FigureKit(draw=draw, arrays=_arrays, table=_study_table, lowest_seed_maps=lowest_seed_maps,
+                new_methods=new_methods, main_heading=main_heading,
+                dataset_heading=dataset_heading, snr_label=snr_label,
+                dataset_title=lambda name: DATASETS[name].title,
+                knn_label_accuracy=knn_label_accuracy)
 
 
 def run(params: Params, root: Path) -> None:

@@ -1,7 +1,7 @@
 """The report's building blocks for a study's section, handed to its ``section``,
-``paper_tables`` and ``macros`` (:mod:`drfidelity.studies.spec`): the document blocks, the
-table cells and marks, the LaTeX helpers, and readers of an aggregated long table (rows
-``method, [group...,] metric, median, ci_lo, ci_hi, n_runs``).
+``paper_tables`` and ``macros`` as :data:`KIT` (a :class:`~drfidelity.studies.spec.ReportKit`):
+the document blocks, the table cells and marks, the LaTeX helpers, and readers of an
+aggregated long table (rows ``method, [group...,] metric, median, ci_lo, ci_hi, n_runs``).
 
 A study module never imports this module (it gets it as an argument), so editing the report
 reruns only the stages that draw or write the report.
@@ -10,6 +10,7 @@ reruns only the stages that draw or write the report.
 from __future__ import annotations
 
 import math
+from dataclasses import fields
 
 import pandas as pd
 
@@ -18,12 +19,7 @@ from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Tabl
 from drfidelity.report.latex import escape, latex_tabular, macro
 from drfidelity.report.tables import (Cell, Column, RankingTable, column_marks, fixed,
                                       format_value, interval_words)
-
-__all__ = ["Block", "Figure", "Heading", "Para", "Quote", "Table", "escape", "latex_tabular",
-           "macro", "Cell", "Column", "RankingTable", "column_marks", "fixed", "format_value",
-           "interval_words",
-           "not_built", "ordered", "stats", "num", "cell_text", "median", "filled", "marked",
-           "leader", "missing", "new_note"]
+from drfidelity.studies.spec import ReportKit
 
 
 def not_built(title: str, producer: str, *names: str, folder: str = "results/studies"
@@ -98,3 +94,8 @@ def new_note(studies, key: str) -> str:
     new = studies.fact(key).get("new_methods", [])
     return (f" Dashed: {', '.join(new)}, which the previous release did not run here."
             if new else "")
+
+
+#: what a study's ``section``, ``paper_tables`` and ``macros`` are handed: each field is what
+#: this module defines or imports under its name (a field it lacks fails at import)
+KIT = ReportKit(**{field.name: globals()[field.name] for field in fields(ReportKit)})

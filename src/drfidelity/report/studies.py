@@ -156,7 +156,7 @@ def study_blocks(s: StudyResults) -> list[Block]:
     """Every study section, in report order (the studies' ``report_order``, the main
     benchmark's stability and bridge gaps among them), then the scale study where the root
     builds it."""
-    sections = [(spec.report_order, lambda s, section=spec.section: section(s, kit))
+    sections = [(spec.report_order, lambda s, section=spec.section: section(s, kit.KIT))
                 for spec in all_studies()]
     sections += [(STABILITY_ORDER, stability_section), (BRIDGES_ORDER, bridges_section)]
     blocks = []
@@ -172,7 +172,7 @@ def study_blocks(s: StudyResults) -> list[Block]:
 def study_macros(s: StudyResults) -> list[str]:
     """``\\newcommand`` lines for the numbers the paper's study prose quotes ("---" for
     a study not built, so the paper typesets either way)."""
-    lines = [line for spec in all_studies() if spec.macros for line in spec.macros(s, kit)]
+    lines = [line for spec in all_studies() if spec.macros for line in spec.macros(s, kit.KIT)]
     if (gaps := bridge_gaps(s)) is not None:
         torn = {m: cells[-1].text for m, cells in bridge_table(gaps).rows}
         text = ", ".join(f"{kit.escape(m)} {k}" for m, k in torn.items() if k != "0")
@@ -186,7 +186,7 @@ def study_paper_tables(s: StudyResults, params: Params) -> dict[str, str]:
     """The studies' paper tables (``paper/tables/<name>``) whose results exist, and the main
     benchmark's stability and bridge-gap tables for the paper's appendix."""
     tables = {name: tex for spec in all_studies() if spec.paper_tables
-              for name, tex in spec.paper_tables(s, kit, params).items()}
+              for name, tex in spec.paper_tables(s, kit.KIT, params).items()}
     if "stability" in s.tables:
         tables["stability.tex"] = stability_latex(s.tables["stability"])
     if (gaps := bridge_gaps(s)) is not None:

@@ -52,7 +52,7 @@ def inputs(params: Params, settings: dict) -> list[Config]:
 
 
 def readouts(config: Config, arrays: dict, runs, kit) -> list[dict]:
-    anchored_metrics = kit.metric("addplot.anchored_metrics")
+    anchored_metrics = kit.anchored_metrics
     return [anchored_metrics(Y_fit, Y_add, arrays["X_fit"], arrays["X_add"],
                              arrays["labels_fit"], arrays["add_anchor"],
                              n_anom=len(arrays["add_anchor"]))

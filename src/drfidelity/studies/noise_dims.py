@@ -137,8 +137,7 @@ def table_of(job: Job) -> str:
 
 def readouts(config: Config, arrays: dict, runs, kit) -> list[dict]:
     high_d = kit.canonical_reference(arrays)
-    knn = kit.metric("labels.knn_label_accuracy")
-    silhouette = kit.metric("labels.silhouette_2d")
+    knn, silhouette = kit.knn_label_accuracy, kit.silhouette_2d
     return [{**high_d.score(Y), KNN_METRIC: knn(Y, arrays["labels"]),
              "silhouette_2d": silhouette(Y, arrays["labels"])} for _, Y in runs]
 
@@ -178,7 +177,7 @@ def figures(params: Params, root, drawn, kit) -> None:
         f"{min(dims)}–{max(dims)}" if dims else "—")
     if generic is not None:
         generic = axis_aligned(generic)  # the rotated rows are in the tables
-        knn = kit.metric("labels.knn_label_accuracy")
+        knn = kit.knn_label_accuracy
         ambient = {}
         for dim in dims:
             arrays = kit.arrays(data_root / f"dim{dim}", "X", "labels")

@@ -49,7 +49,7 @@ def inputs(params: Params, settings: dict) -> list[Config]:
 
 
 def readouts(config: Config, arrays: dict, runs, kit) -> list[dict]:
-    walks = kit.metric("timeseries.random_walk_readouts")
+    walks = kit.random_walk_readouts
     n, d = arrays["X"].shape
     return [{"n": n, "d": d, **walks(arrays["X"], Y, arrays["series"], arrays["t"],
                                      lag=config.ids["lag"])}

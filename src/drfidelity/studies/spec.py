@@ -1,5 +1,7 @@
 """What a study declares: :class:`StudySpec`, its inputs (:class:`Config`) and its table pairs
-(:class:`TablePair`), with the helpers every study shares.
+(:class:`TablePair`), the kits its functions are handed (:class:`ScoringKit`,
+:class:`FigureKit`, :class:`ReportKit`), with the helpers every study shares. A study's author
+reads this file.
 
 A study module imports this module, :mod:`drfidelity.core` and :mod:`drfidelity.core.job`
 only. What it needs from a heavier layer is handed to it by the stage that calls it, so the
@@ -7,14 +9,11 @@ code closure of the study's embedding stage stays its own module and never inclu
 metrics or the report (an edit to the report then reruns no embedding):
 
 - ``Config.build(data)``: :mod:`drfidelity.datasets.inputs` (the generators);
-- ``readouts``/``tabulate(..., kit)``: :data:`drfidelity.studies.run.scoring.KIT` (the
-  metric engine's ``Reference``, ``metric("<module>.<name>")``, the aggregations);
-- ``figures(..., kit)``: :data:`drfidelity.pipeline.study_figures.KIT` (the painters of
-  :mod:`drfidelity.figures.studies` as ``kit.draw``, loaders, headings);
-- ``section``/``paper_tables``/``macros(s, kit)``: :mod:`drfidelity.report.kit` (document
-  blocks, table cells and marks, LaTeX helpers, readers of an aggregated table), with ``s``
-  the report's :class:`~drfidelity.report.studies.StudyResults` (tables, figure facts,
-  params).
+- ``readouts``/``tabulate(..., kit)``: a :class:`ScoringKit` (the score stage's);
+- ``figures(..., kit)``: a :class:`FigureKit` (the study figures stage's);
+- ``section``/``paper_tables``/``macros(s, kit)``: a :class:`ReportKit` (the report
+  stage's), with ``s`` the report's :class:`~drfidelity.report.studies.StudyResults`
+  (tables, figure facts, params).
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from drfidelity.method_specs import spec as method_spec
 
 @dataclass(frozen=True)
 class Config:
-    """One input of a study: its folder below ``data/{study}/`` (``""``: the study has one
+    """One input of a study: its folder below ``data/studies/{study}/`` (``""``: the study has one
     input), the id columns of its rows, ``build(inputs)`` making its arrays from
     :mod:`drfidelity.datasets.inputs` (handed in by the embedding stage), where toorPIA's
     cache (or injected coordinates) for it live as (dataset, tag), and its jobs."""
@@ -70,12 +69,97 @@ class TablePair:
 
     @property
     def per_run(self) -> str:
-        """The per-run table's name (``results/<name>.csv``)."""
+        """The per-run table's name (``results/studies/<name>.csv``)."""
         return f"{self.stem}_per_run"
 
     @property
     def aggregated(self) -> str:
         return f"{self.stem}_aggregated"
+
+
+@dataclass(frozen=True)
+class ScoringKit:
+    """What ``readouts`` and ``tabulate`` are handed: the metric engine and the aggregation
+    (built by :mod:`drfidelity.studies.run.scoring`)."""
+
+    #: :class:`drfidelity.metrics.Reference`: the high-D side, scored against each map
+    Reference: type
+    #: arrays -> the Reference of the canonical columns, with the input's ground truth
+    canonical_reference: Callable[[dict], Any]
+    #: :func:`drfidelity.metrics.labels.knn_label_accuracy`
+    knn_label_accuracy: Callable[..., float]
+    #: :func:`drfidelity.metrics.labels.silhouette_2d`
+    silhouette_2d: Callable[..., float]
+    #: :func:`drfidelity.metrics.timeseries.random_walk_readouts`
+    random_walk_readouts: Callable[..., dict]
+    #: :func:`drfidelity.metrics.addplot.anchored_metrics`
+    anchored_metrics: Callable[..., dict]
+    #: (per_run, keys, metrics, params) -> the median and bootstrap CI of each group
+    aggregate_grouped: Callable[..., Any]
+    #: (rows, params) -> :func:`drfidelity.aggregation.aggregate_runs` with the params'
+    #: bootstrap
+    aggregate_runs: Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class FigureKit:
+    """What ``figures`` is handed: the painters and the loaders (built by
+    :mod:`drfidelity.pipeline.study_figures`)."""
+
+    #: the painters, :mod:`drfidelity.figures.studies`
+    draw: Any
+    #: (folder, *names) -> the arrays ``<name>.npy`` of a folder, or None when one is missing
+    arrays: Callable[..., dict | None]
+    #: (root, name) -> a study table, or None when absent or empty
+    table: Callable[..., Any]
+    #: (maps base, input key, suffixes) -> each method's lowest-seed maps and skip reasons
+    lowest_seed_maps: Callable[..., Any]
+    #: (*tables) -> the methods flagged ``new`` in them
+    new_methods: Callable[..., list[str]]
+    #: (params, title, snr) -> a figure heading naming the main input
+    main_heading: Callable[..., str]
+    #: :func:`drfidelity.figures.settings.dataset_heading`
+    dataset_heading: Callable[..., str]
+    #: :func:`drfidelity.core.params.snr_label`
+    snr_label: Callable[[float], str]
+    #: dataset name -> its title
+    dataset_title: Callable[[str], str]
+    #: :func:`drfidelity.metrics.labels.knn_label_accuracy`
+    knn_label_accuracy: Callable[..., float]
+
+
+@dataclass(frozen=True)
+class ReportKit:
+    """What ``section``, ``paper_tables`` and ``macros`` are handed: the report's building
+    blocks, each of :mod:`drfidelity.report.kit`, which builds it."""
+
+    Block: type
+    Figure: type
+    Heading: type
+    Para: type
+    Quote: type
+    Table: type
+    Cell: type
+    Column: type
+    RankingTable: type
+    escape: Callable[[str], str]
+    latex_tabular: Callable[..., str]
+    macro: Callable[..., str]
+    column_marks: Callable[..., dict]
+    fixed: Callable[..., str]
+    format_value: Callable[..., str]
+    interval_words: Callable[..., str]
+    not_built: Callable[..., list]
+    ordered: Callable[..., list[str]]
+    stats: Callable[..., Any]
+    num: Callable[..., str]
+    cell_text: Callable[..., str]
+    median: Callable[..., float]
+    filled: Callable[..., Any]
+    marked: Callable[..., Any]
+    leader: Callable[..., tuple]
+    missing: Callable[..., str]
+    new_note: Callable[..., str]
 
 
 def no_notes(params: Params, settings: dict) -> list[str]:

@@ -19,7 +19,8 @@ from drfidelity.core.layout import (STUDIES, study_data_dir, study_embeddings_di
 from drfidelity.core.params import parse_params
 from drfidelity.registry import NAMES, STUDY_NAMES
 from drfidelity.studies import all_studies, study
-from drfidelity.studies.spec import Config, StudySpec, TablePair, method_jobs
+from drfidelity.studies.spec import (Config, FigureKit, ReportKit, ScoringKit, StudySpec,
+                                     TablePair, method_jobs)
 from drfidelity.studies.run import wiring
 
 from pipeline_helpers import REPO
@@ -66,6 +67,33 @@ def test_only_the_methods_a_committed_pipeline_runs_have_study_map_stages():
     maps = yaml.safe_load((REPO / "studies.yaml").read_text())["study_maps"]
     assert {item["method"] for item in maps.values()} == run
     assert wiring.committed_methods(REPO) == [name for name in NAMES.methods if name in run]
+
+
+def test_the_kits_are_the_frozen_types_spec_declares():
+    """A study's functions are handed a ScoringKit, a FigureKit and a ReportKit, declared in
+    studies/spec.py: each stage's kit is of its type, frozen, and fills every field."""
+    from dataclasses import FrozenInstanceError, fields
+
+    from drfidelity.pipeline.study_figures import KIT as FIGURES
+    from drfidelity.report.kit import KIT as REPORT
+    from drfidelity.studies.run.scoring import KIT as SCORING
+
+    for kit, kind in ((SCORING, ScoringKit), (FIGURES, FigureKit), (REPORT, ReportKit)):
+        assert type(kit) is kind
+        assert all(getattr(kit, f.name) is not None for f in fields(kind))
+        with pytest.raises(FrozenInstanceError):
+            setattr(kit, fields(kind)[0].name, None)
+
+
+def test_a_study_reads_only_what_its_kits_declare():
+    """Every ``kit.<name>`` in the studies' modules is a field of a kit of studies/spec.py."""
+    from dataclasses import fields
+
+    declared = {f.name for kind in (ScoringKit, FigureKit, ReportKit) for f in fields(kind)}
+    used = {node.attr for path in (SRC / "studies").glob("*.py")
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "kit"}
+    assert used and used <= declared, sorted(used - declared)
 
 
 def test_no_dataset_takes_the_name_of_the_studies_folder():
@@ -182,9 +210,11 @@ def stage_deps(stage: str) -> list[str]:
 def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
     """The files and folders the toy's figures read through the stage's kit (filled in as
     the stage runs), relative to ``root``."""
-    from drfidelity.pipeline.study_figures import KIT
+    from dataclasses import replace
 
-    reads = set()
+    from drfidelity.pipeline import study_figures
+
+    KIT, reads = study_figures.KIT, set()
 
     def recorded(loader, where):
         def load(*args, **kwargs):
@@ -194,11 +224,10 @@ def read_through_the_kit(monkeypatch, root: Path) -> set[str]:
             return loader(*args, **kwargs)
         return load
 
-    monkeypatch.setattr(KIT, "table", recorded(KIT.table, study_table_path))
-    monkeypatch.setattr(KIT, "arrays", recorded(KIT.arrays, lambda folder, *names: folder))
-    monkeypatch.setattr(KIT, "lowest_seed_maps",
-                        recorded(KIT.lowest_seed_maps,
-                                 lambda base, key="", *more: base / key))
+    monkeypatch.setattr(study_figures, "KIT", replace(
+        KIT, table=recorded(KIT.table, study_table_path),
+        arrays=recorded(KIT.arrays, lambda folder, *names: folder),
+        lowest_seed_maps=recorded(KIT.lowest_seed_maps, lambda base, key="", *more: base / key)))
     return reads
 
 

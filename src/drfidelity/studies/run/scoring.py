@@ -14,9 +14,7 @@ skipped) is written with its header only.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -30,8 +28,11 @@ from drfidelity.registry import METHODS
 from drfidelity.datasets.inputs import GROUND_TRUTH
 from drfidelity.core.job import Job
 from drfidelity.metrics import Reference
+from drfidelity.metrics.addplot import anchored_metrics
+from drfidelity.metrics.labels import knn_label_accuracy, silhouette_2d
+from drfidelity.metrics.timeseries import random_walk_readouts
 from drfidelity.studies import table_pair
-from drfidelity.studies.spec import Config, StudySpec, input_meta, map_names
+from drfidelity.studies.spec import Config, ScoringKit, StudySpec, input_meta, map_names
 
 #: the columns of an aggregated table after its group keys
 AGGREGATED = ["metric", "median", "ci_lo", "ci_hi", "n_runs"]
@@ -62,13 +63,6 @@ def canonical_reference(arrays: dict) -> Reference:
     return Reference(arrays["X"], per_point=False, **truth)
 
 
-def metric(path: str):
-    """A function of :mod:`drfidelity.metrics` by ``"<module>.<name>"``
-    (e.g. ``"labels.knn_label_accuracy"``)."""
-    module, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(f"drfidelity.metrics.{module}"), name)
-
-
 def bootstrapped_runs(rows: pd.DataFrame, params: Params) -> pd.DataFrame:
     """:func:`drfidelity.aggregation.aggregate_runs` with the params' bootstrap."""
     boot = params.bootstrap
@@ -76,9 +70,10 @@ def bootstrapped_runs(rows: pd.DataFrame, params: Params) -> pd.DataFrame:
 
 
 #: what a study's ``readouts`` and ``tabulate`` are handed
-KIT = SimpleNamespace(Reference=Reference, canonical_reference=canonical_reference,
-                      metric=metric, aggregate_grouped=aggregate_grouped,
-                      aggregate_runs=bootstrapped_runs)
+KIT = ScoringKit(Reference=Reference, canonical_reference=canonical_reference,
+                 knn_label_accuracy=knn_label_accuracy, silhouette_2d=silhouette_2d,
+                 random_walk_readouts=random_walk_readouts, anchored_metrics=anchored_metrics,
+                 aggregate_grouped=aggregate_grouped, aggregate_runs=bootstrapped_runs)
 def load_maps(jobs: tuple[Job, ...], base: Path, key: str, fingerprint: str
               ) -> tuple[list[tuple], dict[str, str]]:
     """The (job, map) pairs of input ``key`` in job order and the skip reason per label, read
