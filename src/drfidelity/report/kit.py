@@ -14,6 +14,7 @@ from dataclasses import fields
 
 import pandas as pd
 
+from drfidelity.core.layout import STUDIES
 from drfidelity.ordering import ordered
 from drfidelity.report.document import Block, Figure, Heading, Para, Quote, Table
 from drfidelity.report.latex import escape, latex_tabular, macro
@@ -22,7 +23,7 @@ from drfidelity.report.tables import (Cell, Column, RankingTable, column_marks, 
 from drfidelity.studies.spec import ReportKit
 
 
-def not_built(title: str, producer: str, *names: str, folder: str = "results/studies"
+def not_built(title: str, producer: str, *names: str, folder: str = f"results/{STUDIES}"
               ) -> list[Block]:
     """The one-line note of a section whose result tables ``names`` (in ``folder``: a
     study's, unless the main benchmark's ``results``) are absent (written by ``producer``,
