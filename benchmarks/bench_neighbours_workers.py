@@ -57,8 +57,8 @@ def _run(X, Y, backend: str, workers: int) -> tuple[dict, float, float]:
 def cpu_estimate(X, Y, share: float) -> None:
     """CPU seconds of the three passes (Y's neighbour lists, X's lists and ranks, Y's ranks)
     on the first ``share`` of the row blocks, and their extrapolation to every row."""
-    from drfidelity.metrics.distances import row_blocks
-    from drfidelity.metrics.neighbours import FeatureRows, _nearest_block, _rank_block
+    from drfidelity.metrics.distances import FeatureRows, row_blocks
+    from drfidelity.metrics.neighbours import _nearest_block, _rank_block
 
     n, k = X.shape[0], 30
     high, low = FeatureRows(X, "euclidean", "X"), FeatureRows(Y, "euclidean", "Y")

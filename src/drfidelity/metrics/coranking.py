@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from drfidelity.core.validation import check_memory
-from drfidelity.metrics.distances import feature_rows, metric_options
+from drfidelity.metrics.distances import FeatureRows
 from drfidelity.metrics.inputs import check_map_points, check_space
 from drfidelity.metrics.ranks import row_ranks
 
@@ -52,12 +52,10 @@ def _rank_blocks(X: np.ndarray, Y: np.ndarray, metric: str
     """Yield (rows, rho, r): data and map ranks for consecutive row blocks."""
     n = Y.shape[0]
     step = max(1, _BLOCK_ELEMENTS // n)
-    options = {} if metric == "precomputed" else metric_options(X, metric)
+    data_rows, map_rows = FeatureRows(X, metric, "X"), FeatureRows(Y, "euclidean", "Y")
     for start in range(0, n, step):
         rows = np.arange(start, min(start + step, n))
-        d_data = X[rows] if metric == "precomputed" else feature_rows(X, rows, metric, options)
-        d_map = feature_rows(Y, rows, "euclidean", {}, "Y")
-        yield rows, row_ranks(d_data, rows), row_ranks(d_map, rows)
+        yield rows, row_ranks(data_rows(rows), rows), row_ranks(map_rows(rows), rows)
 
 
 def coranking_matrix(X: np.ndarray, Y: np.ndarray, *, metric: str = "euclidean") -> np.ndarray:

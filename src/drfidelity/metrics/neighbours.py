@@ -25,7 +25,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .distances import feature_rows, metric_options, row_blocks
+from .distances import FeatureRows, row_blocks
 from .inputs import check_map_points, check_space
 from .pair_kernels import run_parallel, threads, usable_cores
 from .rank_kernels import count_ranks, nearest
@@ -195,20 +195,6 @@ def neighbour_scores(high: Neighbourhoods, low: Neighbourhoods, ks=K_VALUES) -> 
     arrays = neighbour_arrays(high, low, ks)
     return {f"{family}_k{k}": float(arrays[family][q])
             for family in ("recall", "trust", "cont") for q, k in enumerate(ks)}
-
-
-class FeatureRows:
-    """Distance rows of the points X (``cdist``, finite-checked), or rows of a precomputed
-    matrix: a plain object, so that a Dask cluster can receive it."""
-
-    def __init__(self, X: np.ndarray, metric: str, name: str):
-        self.X, self.metric, self.name = X, metric, name
-        self.options = {} if metric == "precomputed" else metric_options(X, metric)
-
-    def __call__(self, rows: np.ndarray) -> np.ndarray:
-        if self.metric == "precomputed":
-            return self.X[rows]
-        return feature_rows(self.X, rows, self.metric, self.options, self.name)
 
 
 def _workers(n_jobs) -> int:

@@ -15,10 +15,12 @@ import time
 
 def warm_up() -> dict[str, float]:
     """Score one small map with ties in both spaces, truth, labels, outliers with directions,
-    a population and the per-point columns (every compiled pass of the engine); its row."""
+    a population and the per-point columns, then its neighbour scores alone (their distance
+    rows are compiled apart): every compiled pass of the engine. The score's row."""
     import numpy as np
 
     from .engine import score
+    from .neighbours import neighbourhood_scores
 
     rng = np.random.default_rng(0)
     n = 48
@@ -26,6 +28,7 @@ def warm_up() -> dict[str, float]:
     X = truth + np.round(rng.normal(size=(n, 4)))
     Y = np.round(X[:, :2] + rng.normal(size=(n, 2)))
     labels = (np.arange(n) >= 24).astype(int)  # two clusters of MIN_CLUSTER_POINTS or more
+    neighbourhood_scores(X, Y, k=(5,))
     return score(X, Y, truth=truth, labels=labels, outlier_idx=[0, 5, 9],
                  outlier_dir=[0, 1, 1], population=(np.arange(n) % 6 == 0).astype(int))
 

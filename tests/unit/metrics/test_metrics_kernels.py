@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.spatial.distance import pdist, squareform
+from scipy.spatial.distance import cdist, pdist, squareform
 from scipy.stats import spearmanr
 
 from drfidelity.metrics import bands, stress
-from drfidelity.metrics.distances import distance_rows
+from drfidelity.metrics.distances import (EUCLIDEAN_TILE, _euclidean_rows,
+                                           FeatureRows, column_tiles, condensed_distances,
+                                           distance_rows)
 from drfidelity.metrics.pair_kernels import pack_pools, sort_in_place, tie_groups
 from drfidelity.metrics.rank_kernels import count_ranks, nearest
 from drfidelity.metrics.shepard import (PairSubsets, RankedDistances, ShepardPair,
@@ -23,6 +25,31 @@ def test_distance_rows_are_the_square_matrix_rows():
         distance_rows(d, 23, [23])
     with pytest.raises(ValueError, match="pairs"):
         distance_rows(d, 24, [0])
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean"])
+@pytest.mark.parametrize("dims", [1, 2, 3, 8, 17, 50])
+def test_euclidean_rows_are_cdists_bytes(metric, dims):
+    """The compiled rows equal scipy's cdist to the bit: columns on both sides of a tile edge,
+    coordinates of mixed scales (the order of the sum shows), squares that overflow to inf or
+    fall to float64's subnormals, duplicates; then rows of a Fortran-ordered X."""
+    rng = np.random.default_rng(dims)
+    n = 2 * EUCLIDEAN_TILE + 37
+    X = rng.normal(size=(n, dims)) * np.exp(rng.normal(scale=4.0, size=(1, dims)))
+    X[7] = X[3]
+    X[9] = 1e160 * X[9]
+    X[12:14] *= 1e-160
+    rows = np.array([0, 3, 9, 12, n - 1, EUCLIDEAN_TILE])
+    with np.errstate(over="ignore"):
+        expected = cdist(X[rows], X, metric)
+        out = np.empty_like(expected)
+        _euclidean_rows(X[rows], column_tiles(X), n, metric == "euclidean", out)
+    assert out.tobytes() == expected.tobytes()
+    X[9] /= 1e160  # finite again: checked rows, the condensed vector's bytes
+    if metric == "sqeuclidean":
+        X[12:14] *= 1e60  # a squared distance of 1e-320 cannot be told (refused): 1e-200
+    rescued = squareform(condensed_distances(X, metric))[rows]
+    assert FeatureRows(np.asfortranarray(X), metric)(rows).tobytes() == rescued.tobytes()
 
 
 def _keyed_rows(seed, b=6, n=50, levels=5):

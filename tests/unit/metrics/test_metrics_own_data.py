@@ -190,7 +190,7 @@ def test_points_a_hair_apart_keep_their_distances(metric):
                             **options)[0, 0], -560) for j in (1, 2)]
     d = squareform(distances.condensed_distances(X, metric))
     assert d[0, 1] == exact[0] > 0 and d[0, 2] == exact[1] > d[0, 1]
-    rows = distances.feature_rows(X, np.array([0, 1]), metric, options)
+    rows = distances.FeatureRows(X, metric)(np.array([0, 1]))
     assert np.array_equal(rows, d[[0, 1]])
     plain = squareform(pdist(X, metric))
     plain[[0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1]] = d[[0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1]]
@@ -394,7 +394,7 @@ def test_row_blocks_give_the_all_pairs_values(metric, monkeypatch):
     monkeypatch.setattr(distances, "ROW_BLOCK_ENTRIES", 120 * 9)
     X, Y = _data(n=120, dims=6)
     rows = np.array([0, 5, 119])
-    tiled = distances.feature_rows(X, rows, metric, distances.metric_options(X, metric))
+    tiled = distances.FeatureRows(X, metric)(rows)
     assert np.array_equal(tiled, squareform(pdist(X, metric))[rows])
     row = score(X, Y, metric=metric)
     values = neighbourhood_scores(X, Y, metric=metric)
