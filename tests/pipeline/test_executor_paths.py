@@ -16,7 +16,6 @@ import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -55,9 +54,11 @@ JOBS = [Job.of(name, METHODS[name].seeds(2)[-1], settings) for name, settings in
 #: its golden: record it anew the same way. PaCMAP's, TriMap's and PHATE's were recorded the same
 #: way, twice, on an Intel Xeon host (vendor_id GenuineIntel, 2 cores), with pacmap 0.9.1,
 #: faiss-cpu 1.15.1, trimap 1.2.0 and phate 2.0.0 (graphtools 2.1.0, tasklogger 1.2.0) in the
-#: lock; on an AMD EPYC host (2026-12-07) PaCMAP's and PHATE's came out the same, TriMap's not:
-#: see :data:`TRIMAP_BY_VENDOR`.
-RECORDED = {
+#: lock; on an AMD EPYC host (2026-12-07) PaCMAP's and PHATE's came out the same. TriMap's,
+#: once its weights' tempered log took the IEEE square root (``methods/trimap.py``), were
+#: computed on the Intel host and then on an AMD EPYC host with the same digests (2026-12-07;
+#: stock TriMap had drawn another map on each vendor: docs/methods.md).
+GOLDEN = {
     "a": {"PCA": "e8be2f6bdabc14c4d39373f38cb57f3724aa66be00122448cb2df52a4b064053",
           "Isomap": "e3f78d4c6906fc58822ca3662b7cf73d3d9d34709453bfeb759afd8b62458429",
           "PyMDE": "15c1f8a6c2d898216c17da395a5d464e57102fd8de81c786c843fb9f2a1895cd",
@@ -66,6 +67,7 @@ RECORDED = {
           "UMAP": "86cd87de8ecaea86359753e8a3cdf48e14e6f2ed08dd564e15469570694ad92e",
           "DREAMS": "06eac2a6750997697f6b368ecdf0b72ae9f167a1f119e422706607362a7fa88a",
           "PaCMAP": "0aa7d3caac9ceaefcaf30606f421ed8e4ee23816ceb59a0b4488bc57571790d7",
+          "TriMap": "283f6db8e79b3fc40e8a210b61d4e3a3c81c4bd91d1e1ae3590148fffa4428e5",
           "PHATE": "cd3238f56d111501ac7a9199045361081aadbefcbb04678ecd917c2b598d6142"},
     "b": {"PCA": "b84f374b206f8d52cb5f6a397e938beb42c60a26b1c078c64c8c36b5bc112631",
           "Isomap": "705bef09760260b74d19d0cd041aac0e08924299cbf789b33db41c7739e4fe74",
@@ -75,42 +77,9 @@ RECORDED = {
           "UMAP": "3146afd9f5014ede076eafa56e18b91cd5161420750aa68e289c6ed15ab862a3",
           "DREAMS": "a5df334078f61b56cf17304fe5c45b922b2c2a1fc685616df6df441052ba7ee0",
           "PaCMAP": "eb0b91d857a090516508bd47929d03e85769cc4c86bb6828168f9ca6bf9f7e5d",
+          "TriMap": "5292752bb52395dc8a17b760beeacf282a4a064107803d274714a9dd322ce1c8",
           "PHATE": "90a61460392ca8665d85d7f07e3dd527613e555a78cc0552986332a27f172924"},
 }
-
-#: TriMap's digests per CPU vendor: its maps differ between an Intel Xeon and an AMD EPYC host
-#: under the same exact numerics, each host giving its own bytes on every path and in every
-#: process (2026-12-07: four runs on AMD). The likely cause, the square roots of its triplet
-#: weights' ``pow(x, 0.5)``, is not yet confirmed on Intel, so TriMap is not yet
-#: vendor-independent: docs/methods.md says so, and no frozen release runs it. This
-#: keeps the executor's guarantee (every path gives the host's bytes) checked for it meanwhile.
-TRIMAP_BY_VENDOR = {
-    "GenuineIntel": {"a": "0c88fe16018be86498f4fd6e1eccc1ab3378a0c5b6dd9e42cfd26df797c6c4fa",
-                     "b": "1b280016c9dfc0c087d111fab79ee3eb1b4430519b04f985802ed1237ab1b646"},
-    "AuthenticAMD": {"a": "8fb544ce3489e1719e89fd5d76fb6261cc40071a6c7da86475f70efa7b9427af",
-                     "b": "ecc576ef4dc37371c9076eb607436ea372378224aff1b0931c68dccfdcead00d"},
-}
-
-
-def cpu_vendor() -> str:
-    """This host's ``vendor_id`` (/proc/cpuinfo)."""
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("vendor_id"):
-            return line.split(":", 1)[1].strip()
-    return ""
-
-
-def with_trimap(recorded: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    """``recorded`` with this host's TriMap digests in the methods' order (a host of another
-    vendor has none, so its TriMap checks fail, naming the vendor)."""
-    by_config = TRIMAP_BY_VENDOR.get(cpu_vendor(), {})
-    return {config: {name: digests.get(name) or by_config.get(config, f"none for {cpu_vendor()}")
-                     for name in SETTINGS}
-            for config, digests in recorded.items()}
-
-
-#: the goldens on this host: the vendor-free ones and this vendor's TriMap
-GOLDEN = with_trimap(RECORDED)
 
 
 def digest(Y) -> str:

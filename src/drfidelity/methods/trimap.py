@@ -19,9 +19,18 @@ current_weights / (d_ij + d_ik).square()``; the default ``gradient="explicit"``,
 with autograd); ``TorchTRIMAP._optimize`` then multiplies ``lr`` by
 ``_LEGACY_LEARNING_RATE_SCALE = 0.5``, so every step (lr x gain x gradient under the default
 delta-bar-delta) is the legacy one at the same ``lr``. Both factors are powers of two.
+
+Why the triplet weights' tempered log is replaced during the fit: at TriMap's weight
+temperature 0.5, ``torch_trimap.tempered_log`` takes ``x.pow(0.5)``, and torch's CPU ``pow``
+computes that root in its own MKL kernel, whose bits differ between AMD and Intel CPUs (as
+``torch.sqrt``'s do, see :mod:`.torch_setup`) and which the IEEE ``sqrt`` registered there does
+not reach. ``x.sqrt()`` goes through that IEEE kernel; with it, TriMap draws the same map on
+both vendors (docs/methods.md, "Across CPU vendors: TriMap").
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -43,7 +52,8 @@ def fit_trimap(X: np.ndarray, seed: int, context=None, *, n_inliers: int, n_outl
     backend is pinned to TriMap's exact PyTorch search (``knn_backend="torch"``): its ``auto``
     would pick faiss whenever faiss is installed (PaCMAP brings it), so the map would depend on
     what else the environment holds. torch runs on one thread with IEEE square roots
-    (:func:`~drfidelity.methods.torch_setup.seeded_torch`).
+    (:func:`~drfidelity.methods.torch_setup.seeded_torch`), the weights' included
+    (:func:`ieee_tempered_log`).
     """
     torch = seeded_torch(seed)
     import trimap
@@ -53,8 +63,27 @@ def fit_trimap(X: np.ndarray, seed: int, context=None, *, n_inliers: int, n_outl
                                n_outliers=clamp_triplet_size(n_outliers, n), n_random=n_random,
                                device="cpu", knn_backend="torch", random_state=seed,
                                verbose=False)
-    with one_thread():
+    with one_thread(), ieee_tempered_log(trimap.torch_trimap):
         Y = model.fit_transform(X)
     if isinstance(Y, torch.Tensor):
         Y = Y.detach().cpu().numpy()
     return np.asarray(Y, dtype=np.float64)
+
+
+@contextmanager
+def ieee_tempered_log(torch_trimap):
+    """``torch_trimap.tempered_log`` at temperature 0.5 as ``(sqrt(x) - 1) / 0.5``, through the
+    IEEE square root, for the ``with`` block; other temperatures and the library's function are
+    left as they are, and it is restored after the block."""
+    library_log = torch_trimap.tempered_log
+
+    def tempered_log(x, temperature):
+        if temperature == 0.5:
+            return (x.sqrt() - 1.0) / 0.5
+        return library_log(x, temperature)
+
+    torch_trimap.tempered_log = tempered_log
+    try:
+        yield
+    finally:
+        torch_trimap.tempered_log = library_log

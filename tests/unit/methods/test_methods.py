@@ -306,3 +306,25 @@ def test_an_unknown_or_reserved_name_is_refused():
     for bad in ("base", "External", "--", "3D"):
         with pytest.raises(ValueError, match="is no method name"):
             method_key(bad)
+
+
+def test_trimap_weights_take_the_ieee_root_inside_the_fit_only():
+    """At temperature 0.5 TriMap's tempered log is (sqrt(x) - 1) / 0.5 with numpy's correctly
+    rounded root during the fit; other temperatures, and the library after the fit, are
+    untouched (the vendor-free golden of test_executor_paths is the end-to-end check)."""
+    import torch
+    import trimap.torch_trimap as torch_trimap
+
+    from drfidelity.methods.torch_setup import use_ieee_square_root
+    from drfidelity.methods.trimap import ieee_tempered_log
+
+    use_ieee_square_root(torch)
+    library_log = torch_trimap.tempered_log
+    values = np.random.default_rng(0).uniform(1.0, 50.0, 100_000).astype(np.float32)
+    x = torch.from_numpy(values)
+    with ieee_tempered_log(torch_trimap):
+        weights = torch_trimap.tempered_log(x, 0.5).numpy()
+        assert torch.equal(torch_trimap.tempered_log(x, 0.25), library_log(x, 0.25))
+    expected = (np.sqrt(values) - np.float32(1.0)) / np.float32(0.5)
+    assert weights.dtype == np.float32 and weights.tobytes() == expected.tobytes()
+    assert torch_trimap.tempered_log is library_log
