@@ -6,7 +6,8 @@ BIN := $(VENV)/bin
 export PATH := $(abspath $(BIN)):$(PATH)
 export DVC_NO_ANALYTICS := 1
 # The release a command rebuilds: unset, the repository root's (v1.3.0); RELEASE=v1.4.0, the
-# pipeline of releases/v1.4.0 (its params.yaml, its imports, its outputs beside them).
+# pipeline of releases/v1.4.0 (its params.yaml, its imports, its outputs beside them);
+# RELEASE=living, the living configuration's in releases/living.
 RELEASE ?=
 FOLDER := $(if $(RELEASE),releases/$(RELEASE),.)
 # How many stages `make repro` runs at once (tools/repro.py --stages). 1: each embedding stage

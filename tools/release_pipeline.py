@@ -1,34 +1,41 @@
-"""Write ``releases/<tag>/dvc.yaml``: the root's pipeline, run in a later release's folder.
+"""Write ``releases/<name>/dvc.yaml``: the root's pipeline, run in a configuration's folder.
 
-A later release of the previous project is a folder: its DVC import pointers at the upstream
-paths, the ``params.yaml`` of its frozen configuration, its toorPIA manifest, and the links
-``external_maps`` and ``reference/published`` that the stages read its maps and published tables
-by. DVC runs a stage in its ``dvc.yaml``'s folder, so the release's outputs land beside its
-configuration and its own ``dvc.lock`` holds their hashes. Its pipeline is the root's
-``dvc.yaml`` with:
+A configuration is a folder beside the checkout's (``core.layout.CONFIGURATIONS``): a later
+release of the previous project (its DVC import pointers at the upstream paths, the
+``params.yaml`` of its frozen configuration, its toorPIA manifest, and the links
+``external_maps`` and ``reference/published`` that the stages read its maps and published
+tables by), or the living configuration (its own ``params.yaml``, the checkout's toorPIA maps
+through the same links, no published tables). DVC runs a stage in its ``dvc.yaml``'s folder,
+so the outputs land beside the configuration and its own ``dvc.lock`` holds their hashes. Its
+pipeline is the root's ``dvc.yaml`` with:
 
 * the code paths (``src/...``, ``method_code/...``) made relative to the folder, and the root's
   ``vars`` files (the studies) inlined with their code paths moved the same way;
 * the comparison's outputs named after the release (``comparison_<tag>``);
-* without what belongs to the checkout, not to a release: the ``release_diff`` stage (which
-  compares the releases) and the frozen ``scale`` stage (this machine's timings), nor the deps
-  and params files that only they provide.
-* the checkout's maps where they are the same computation: a map stage whose params (every
-  key it reads) have the same values in the release as in the checkout depends on the
-  checkout's map folder of the same stage and passes it with ``--reuse``
-  (:mod:`drfidelity.jobs.reuse`), so maps the checkout made are copied, not made again. That
-  is decided here for ``embed`` as a whole (a matrix shares one template) and for each item
-  of ``study_embed`` (an item that cannot reuse names its manifest a second time, since
-  DVC's list entries are one path each; so does a method that reads the release's own files,
-  toorPIA); the stage itself compares input, settings and seed.
+* without what belongs to the checkout, not to a configuration: the ``release_diff`` stage
+  (which compares the releases) and the frozen ``scale`` stage (this machine's timings); without
+  the ``compare`` stage where there is no ``reference/published`` link (nothing published to
+  compare with); with only the studies its ``params.yaml`` configures (``studies``), and no
+  study stage when it configures none; and without the deps, params files and plots that only
+  the stages left out provide;
+* the checkout's maps where they are the same computation, decided per map stage: ``embed``'s
+  (dataset, method) items and ``study_embed``'s (study, method) items. An item whose dataset
+  and method the checkout also runs, and whose params (every key its stage reads but
+  ``seeds``) have the same values in both, depends on the checkout's map folder of the same
+  stage and passes it with ``--reuse`` (:mod:`drfidelity.jobs.reuse`); the stage itself then
+  compares input, settings and seed job by job, so a configuration with more seeds takes the
+  checkout's seeds and computes the rest. An item that cannot reuse names a dep it has anyway
+  a second time (DVC's list entries are one path each); so does a method that reads the
+  configuration's own files (toorPIA). ``embed`` is written as a ``foreach`` over those items,
+  with the matrix's stage names.
 
-So the two pipelines cannot drift apart: ``make repro RELEASE=<tag>`` writes the file before it
-runs it, and a release's ``dvc.yaml`` is committed with its ``dvc.lock`` and outputs, which
-``--check`` (and tests/pipeline/test_release_pipeline.py) then keeps current.
+So the pipelines cannot drift apart: ``make repro RELEASE=<name>`` writes the file before it
+runs it, and a configuration's ``dvc.yaml`` is committed with its ``dvc.lock`` and outputs,
+which ``--check`` (and tests/pipeline/test_release_pipeline.py) then keeps current.
 
 Usage: python tools/release_pipeline.py [--check]
-  --check   write nothing; exit 1 naming each release whose committed dvc.yaml is stale
-            (a release whose dvc.yaml is not written yet is not checked)
+  --check   write nothing; exit 1 naming each configuration whose committed dvc.yaml is stale
+            (one whose dvc.yaml is not written yet is not checked)
 """
 
 from __future__ import annotations
@@ -41,21 +48,30 @@ from pathlib import Path
 
 import yaml
 
-from drfidelity.core.layout import RELEASES, comparison_paths, release_root
+from drfidelity.core.layout import (CONFIGURATIONS, RELEASES, comparison_paths,
+                                    configuration_root)
 from drfidelity.registry import METHODS
 
 REPO = Path(__file__).resolve().parents[1]
 #: the checkout's folders of code (the package, and the links to each method's modules)
 CODE_FOLDERS = ("src/", "method_code/")
-#: the root's stages that are not a release's
+#: the root's stages that are not a configuration's
 CHECKOUT_STAGES = ("release_diff", "scale")
+#: the stage that compares with the published tables (read through ``reference/published``)
+COMPARE = "compare"
+#: the studies' stages, and the ``vars`` lists of their items (keyed by study, or with a
+#: ``study`` field)
+STUDY_STAGES = ("study_inputs", "study_embed", "study_score", "study_figures")
+STUDY_ITEMS = ("study_inputs", "study_maps", "study_tables")
+#: the params key a map stage compares job by job (:mod:`drfidelity.jobs.reuse`), not here
+SEEDS = "seeds"
 #: a ``${item.<field>}`` or ``${item.<field>[i]}`` of a looped stage
 ITEM = re.compile(r"\$\{item\.(?P<field>\w+)(?:\[(?P<index>\d+)\])?\}")
 HEADER = """\
 # Generated by `python tools/release_pipeline.py` from the repository's dvc.yaml (and the
-# files its `vars` name): the same pipeline, run in this release's folder with its params.yaml,
-# its imports and the links external_maps and reference/published. Do not edit; rebuild this
-# release with `make repro RELEASE={tag}`.
+# files its `vars` name): the same pipeline, run in this folder with its params.yaml and the
+# links external_maps (and, for a release, reference/published). Do not edit; rebuild it with
+# `make repro RELEASE={tag}`.
 """
 
 
@@ -79,32 +95,94 @@ def _moved(value, code: str, renames: dict[str, str]):
     return value
 
 
+def _fixed(path: str) -> str:
+    """The part of an output path before its first ``${...}``, as a folder when it has one."""
+    head = path.split("${", 1)[0]
+    return head if head == path else head.rstrip("/")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _fed_by(dep: str, outs: set[str]) -> bool:
+    """Whether some output of ``outs`` (fixed parts) lies inside ``dep`` or holds it."""
+    return any(_inside(out, dep) or _inside(dep, out) for out in outs)
+
+
+def _dropped_stages(stages: dict, folder: Path, studies: set[str]) -> set[str]:
+    """The root's stages this configuration leaves out (see the module's docstring)."""
+    dropped = set(CHECKOUT_STAGES)
+    if not os.path.lexists(folder / "reference" / "published"):
+        dropped.add(COMPARE)
+    if not studies:
+        dropped |= set(STUDY_STAGES)
+    return dropped & set(stages)
+
+
+def _keep_studies(values: dict, studies: set[str]) -> None:
+    """The studies' items of ``values`` cut to ``studies``."""
+    for name in STUDY_ITEMS:
+        values[name] = {key: item for key, item in values[name].items()
+                        if item.get("study", key) in studies}
+
+
+def _without_dropped(stages: dict, dropped: set[str], published: bool) -> dict:
+    """The kept stages, each without the deps only dropped stages feed, the params files only
+    they read and (without a published link) the deps read through ``reference/published``."""
+    def outs(names):
+        return {_fixed(path) for name in names
+                for path in _paths(stages[name].get("do", stages[name])["outs"])}
+
+    kept_names = [name for name in stages if name not in dropped]
+    gone, kept_outs = outs(dropped), outs(kept_names)
+    gone_params = {path for name in dropped
+                   for path in _paths(stages[name].get("do", stages[name]).get("params", []))
+                   if path.endswith(".yaml")}
+    kept = {}
+    for name in kept_names:
+        stage = dict(stages[name])
+        body = stage.get("do", stage)
+        body["deps"] = [dep for dep in body["deps"]
+                        if not (_fed_by(_paths([dep])[0], gone)
+                                and not _fed_by(_paths([dep])[0], kept_outs))
+                        and (published or not _inside(_paths([dep])[0], "reference/published"))]
+        if "params" in body:
+            body["params"] = [p for p in body["params"] if _paths([p])[0] not in gone_params]
+        kept[name] = stage
+    return kept
+
+
+def _plots(plots: list, stages: dict) -> list:
+    """The plots whose files a kept stage writes."""
+    written = {_fixed(path) for stage in stages.values()
+               for path in _paths(stage.get("do", stage)["outs"])}
+
+    def kept(plot: dict) -> bool:
+        files = [path for spec in plot.values() for path in (spec.get("y") or {})]
+        return all(any(_inside(path, out) for out in written) for path in files)
+    return [plot for plot in plots if kept(plot)]
+
+
 def release_pipeline(tag: str) -> str:
-    """The text of ``releases/<tag>/dvc.yaml``."""
-    folder = release_root(REPO, tag)
+    """The text of ``releases/<tag>/dvc.yaml`` (``tag``: one of ``CONFIGURATIONS``)."""
+    folder = configuration_root(REPO, tag)
     document = yaml.safe_load((REPO / "dvc.yaml").read_text())
     values = {}
     for name in document.get("vars", []):
         values.update(yaml.safe_load((REPO / name).read_text()))
+    configuration = yaml.safe_load((folder / "params.yaml").read_text())
+    studies = set(configuration.get("studies") or {})
+    published = os.path.lexists(folder / "reference" / "published")
     stages = document["stages"]
-    dropped_outs = {path for name in CHECKOUT_STAGES for path in _paths(stages[name]["outs"])}
-    dropped_params = {path for name in CHECKOUT_STAGES for path in _paths(stages[name]["params"])
-                      if path.endswith(".yaml")}
-    kept = {}
-    for name, stage in stages.items():
-        if name in CHECKOUT_STAGES:
-            continue
-        stage = dict(stage)
-        body = stage.get("do", stage)
-        body["deps"] = [d for d in body["deps"] if _paths([d])[0] not in dropped_outs]
-        if "params" in body:
-            body["params"] = [p for p in body["params"] if _paths([p])[0] not in dropped_params]
-        kept[name] = stage
+    kept = _without_dropped(stages, _dropped_stages(stages, folder, studies), published)
+    _keep_studies(values, studies)
     code = Path(os.path.relpath(REPO, folder)).as_posix()
-    _reuse_checkout_maps(kept, values, folder, code)
-    renames = {comparison_paths(Path(), RELEASES[0])[0].stem:
-               comparison_paths(Path(), tag)[0].stem}
-    pipeline = {"vars": [values], "stages": kept, "plots": document.get("plots", [])}
+    _reuse_checkout_maps(kept, values, configuration, code)
+    renames = ({comparison_paths(Path(), RELEASES[0])[0].stem: comparison_paths(Path(), tag)[0].stem}
+               if published else {})
+    pipeline = {"vars": [values], "stages": kept,
+                "plots": _plots(document.get("plots", []), kept)}
     body = yaml.safe_dump(_moved(pipeline, code, renames), sort_keys=False, width=100,
                           allow_unicode=True, default_flow_style=None)
     return HEADER.format(tag=tag) + body
@@ -125,32 +203,46 @@ def _resolved(template: str, item: dict) -> str:
     return ITEM.sub(fill, template)
 
 
-def _reads_same(keys: list[str], items: list[dict], release: dict, checkout: dict) -> bool:
-    """Whether every params key of ``keys``, for every item, has one value in both files."""
-    return all(_value(release, key) == _value(checkout, key)
-               for item in items for key in (_resolved(k, item) for k in keys))
+def _reads_same(keys: list[str], item: dict, configuration: dict, checkout: dict) -> bool:
+    """Whether every params key of ``keys`` but ``seeds`` has one value in both files."""
+    return all(_value(configuration, key) == _value(checkout, key)
+               for key in (_resolved(k, item) for k in keys) if key != SEEDS)
 
 
-def _reuse_checkout_maps(stages: dict, values: dict, folder: Path, code: str) -> None:
-    """Point the release's map stages at the checkout's maps where their params agree (see
-    the module's docstring): a dep on the checkout's map folder and ``--reuse`` in the cmd."""
-    release = yaml.safe_load((folder / "params.yaml").read_text())
+def _donate(item: dict, reusable: bool, donor: str, fallback: str) -> None:
+    """Fill ``item``'s ``donor`` (a dep) and ``reuse`` (the cmd's option) fields."""
+    item["donor"], item["reuse"] = (donor, f" --reuse {donor}") if reusable else (fallback, "")
+
+
+def _reuse_checkout_maps(stages: dict, values: dict, configuration: dict, code: str) -> None:
+    """Point each map stage item at the checkout's map folder of the same stage where it is the
+    same computation (see the module's docstring): ``embed`` becomes a ``foreach`` over its
+    (dataset, method) items, ``study_embed``'s items get the same two fields."""
     checkout = yaml.safe_load((REPO / "params.yaml").read_text())
     embed = stages["embed"]
-    grid = [{"dataset": d, "method": m} for d in release["datasets"] for m in release["methods"]]
-    if (all(release[key] == checkout[key] for key in ("datasets", "methods"))
-            and _reads_same(embed["params"], grid, release, checkout)):
-        donor = f"{code}/{_paths(embed['outs'])[0]}"
-        embed["deps"] = [*embed["deps"], donor]
-        embed["cmd"] = f"{embed['cmd']} --reuse {donor}"
+    outs = _paths(embed["outs"])[0]
+    items = {}
+    for dataset in configuration["datasets"]:
+        for method in configuration["methods"]:
+            item = {"dataset": dataset, "method": method}
+            _donate(item, dataset in checkout["datasets"] and method in checkout["methods"]
+                    and not METHODS[method].local_only
+                    and _reads_same(embed["params"], item, configuration, checkout),
+                    f"{code}/{_resolved(outs, item)}", f"data/{dataset}")
+            items[f"{dataset}-{method}"] = item
+    values["main_maps"] = items
+    del embed["matrix"]
+    stages["embed"] = {"foreach": "${main_maps}",
+                       "do": {**embed, "cmd": embed["cmd"] + "${item.reuse}",
+                              "deps": [*embed["deps"], "${item.donor}"]}}
+    if "study_embed" not in stages:
+        return
     body = stages["study_embed"]["do"]
     for item in values["study_maps"].values():
-        if (not METHODS[item["method"]].local_only
-                and _reads_same(body["params"], [item], release, checkout)):
-            item["donor"] = f"{code}/{_resolved(_paths(body['outs'])[0], item)}"
-            item["reuse"] = f" --reuse {item['donor']}"
-        else:
-            item["donor"], item["reuse"] = item["maps"][1], ""
+        _donate(item, not METHODS[item["method"]].local_only
+                and item["method"] in checkout["methods"]
+                and _reads_same(body["params"], item, configuration, checkout),
+                f"{code}/{_resolved(_paths(body['outs'])[0], item)}", item["maps"][1])
     body["deps"] = [*body["deps"], "${item.donor}"]
     body["cmd"] = body["cmd"] + "${item.reuse}"
 
@@ -162,8 +254,10 @@ def main(argv: list[str]) -> int:
                              "dvc.yaml is stale")
     check = parser.parse_args(argv).check
     stale = []
-    for tag in RELEASES[1:]:
-        path = release_root(REPO, tag) / "dvc.yaml"
+    for tag in CONFIGURATIONS:
+        path = configuration_root(REPO, tag) / "dvc.yaml"
+        if not (path.parent / "params.yaml").exists():
+            continue
         text = release_pipeline(tag)
         if check:
             if path.exists() and path.read_text() != text:

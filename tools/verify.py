@@ -7,8 +7,9 @@ standing because its inputs hash-match), then prints one row per committed outpu
 or not, and why not. The exit status is the verdict: 0 only when every stage ran, every output
 and ``dvc.lock`` came back identical and ``dvc status --no-updates`` is clean.
 
-A release is verified in its folder: the first (v1.3.0) at the root, a later one below
-``releases/<tag>/`` (its own ``dvc.yaml`` and ``dvc.lock``, tools/release_pipeline.py).
+A release is verified in its folder: the first (v1.3.0) at the root, a later one, or the
+living configuration, below ``releases/<name>/`` (its own ``dvc.yaml`` and ``dvc.lock``,
+tools/release_pipeline.py).
 
 The clone uses this checkout's DVC cache, so objects fetched once (or copied there for offline
 work) are not fetched again; on a new machine that cache is empty and ``dvc pull`` fetches them.
@@ -20,7 +21,8 @@ Usage: python tools/verify.py [--repo DIR] [--cache DIR] [--offline] [--workdir 
   --offline       restore the imports from that cache only; never clone
   --workdir DIR   where to clone (default: a new temporary folder)
   --keep          keep the clone afterwards (it is removed on success otherwise)
-  --release TAG   the release whose pipeline is rebuilt (default: the first, at the root)
+  --release TAG   the release (or ``living``) whose pipeline is rebuilt (default: the first,
+                  at the root)
   --targets STAGE reproduce only these stages and what they depend on, and compare only their
                   outputs (``--targets aggregate figures``: the main benchmark, what CI runs)
 """
@@ -44,12 +46,17 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import imports  # noqa: E402
 
-from drfidelity.core.layout import RELEASES, release_root  # noqa: E402
+from drfidelity.core.layout import CONFIGURATIONS, RELEASES, configuration_root  # noqa: E402
+
+
+def pipeline_folder(release: str) -> Path:
+    """``release``'s folder, relative to the repository: the root, or ``releases/<name>``."""
+    return Path(".") if release == RELEASES[0] else configuration_root(Path("."), release)
 
 
 def pipeline_file(release: str) -> str:
     """``release``'s ``dvc.yaml``, relative to the repository: the root's, or its folder's."""
-    return (release_root(Path("."), release) / "dvc.yaml").as_posix()
+    return (pipeline_folder(release) / "dvc.yaml").as_posix()
 
 
 def git(root: Path, *args: str) -> str:
@@ -140,7 +147,7 @@ def verify(repo: Path, workdir: Path, cache: Path | None, offline: bool,
     """Clone, import, reproduce ``release``'s pipeline, compare: (verdict, one row per output,
     why methods that the commit has were unavailable)."""
     clone = workdir / "clone"
-    folder = release_root(Path("."), release).as_posix()
+    folder = pipeline_folder(release).as_posix()
     pipeline = pipeline_file(release)
     # only this release's pipeline: every stage of its dvc.yaml, or the targets in it
     chosen = [f"{pipeline}:{t}" for t in targets] if targets else [pipeline]
@@ -212,7 +219,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--offline", action="store_true")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--keep", action="store_true")
-    parser.add_argument("--release", default=RELEASES[0], choices=RELEASES)
+    parser.add_argument("--release", default=RELEASES[0], choices=(RELEASES[0], *CONFIGURATIONS))
     parser.add_argument("--targets", nargs="+", metavar="STAGE")
     args = parser.parse_args(argv)
     if subprocess.run(["git", "rev-parse", "HEAD"], cwd=args.repo if args.repo.is_dir() else None,

@@ -54,6 +54,23 @@ def test_only_the_seeds_the_checkout_made_are_taken_and_the_rest_computes_the_sa
     assert tree_digest(release, DONE) == tree_digest(small_run, DONE)
 
 
+def test_a_configuration_with_more_seeds_takes_the_checkout_s_and_computes_the_rest(
+        small_run, release, tmp_path, capsys):
+    """The living configuration's case: the checkout made seeds 0-1, the configuration runs
+    0-2. Seeds 0-1 are copied, seed 2 is computed, and the folder is byte for byte the one a
+    run of all three seeds without the checkout's maps writes."""
+    set_params(release, seeds=3)
+    computed = copy_run(release, tmp_path / "computed")
+    stage_here(computed, "embed", "density/t-SNE", jobs=1)
+    capsys.readouterr()
+    stage_here(release, "embed", "density/t-SNE", jobs=1, reuse=small_run / DONE)
+    log = capsys.readouterr().out
+    assert "2 of 3 maps taken" in log and "1 to compute" in log and "t-SNE seed 2" in log
+    assert "t-SNE seed 0" not in log and "t-SNE seed 1" not in log
+    assert len(tree_digest(release, DONE)) == 4  # status.json and three seeds' maps
+    assert tree_digest(release, DONE) == tree_digest(computed, DONE)
+
+
 @pytest.mark.parametrize("change", ["data", "settings", "injected"])
 def test_a_different_computation_is_not_taken(small_run, release, tmp_path, capsys, change):
     donor = shutil.copytree(small_run / DONE, tmp_path / "donor")

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from drfidelity.core.layout import RELEASES, release_results_dir, release_root
+from drfidelity.core.layout import (LIVING, RELEASES, configuration_root, release_results_dir,
+                                    release_root)
 from pipeline_helpers import REPO, build_dataset, fill_cache, import_pointers, run, workspace
 
 ID = ["dataset", "snr", "method", "seed", "stochastic", "n", "d"]
@@ -96,17 +97,20 @@ def test_pipeline_rebuilds_deterministic_rows_from_scratch(tmp_path, imported_ro
         assert compare_rows(ours, expected, ("PCA", "Isomap", "toorPIA")) >= 3 * 80
 
 
-@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("release", (*RELEASES, LIVING))
 def test_fresh_clone_lock_is_in_step(release, tmp_path, shared_imports):
-    """`dvc repro --allow-missing --dry` of each release's pipeline in a clone of the committed
-    tree, with the imports checked out, runs nothing: its dvc.lock matches the committed code,
-    params and toorPIA's maps (a `Running stage` line means a stale lock). Without the maps the
-    embed stages would run, as they should: the maps are one of their inputs."""
+    """`dvc repro --allow-missing --dry` of each release's pipeline (and the living
+    configuration's) in a clone of the committed tree, with the imports checked out, runs
+    nothing: its dvc.lock matches the committed code, params and toorPIA's maps (a `Running
+    stage` line means a stale lock). Without the maps the embed stages would run, as they
+    should: the maps are one of their inputs."""
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
     fill_cache(clone, shared_imports)
     run(["dvc", "checkout", "-q", *import_pointers()], clone)
-    pipeline = (release_root(Path(), release) / "dvc.yaml").as_posix()
+    folder = (configuration_root(Path(), release) if release == LIVING
+              else release_root(Path(), release))
+    pipeline = (folder / "dvc.yaml").as_posix()
     result = run(["dvc", "repro", "--allow-missing", "--dry", pipeline], clone)
     assert "Running stage" not in result.stdout, result.stdout
 

@@ -125,14 +125,31 @@ def comparison_paths(root: Path, release: str) -> tuple[Path, Path]:
 RELEASES = ("v1.3.0", "v1.4.0")
 
 
-def published_release(root: Path) -> str:
+#: the living configuration (issue 42): today's methods beside the frozen list, more seeds, in
+#: ``releases/living``. It is rebuilt by the same pipeline as a later release but published
+#: nothing, so it has no ``reference/published`` link and no comparison stage.
+LIVING = "living"
+#: the configurations whose pipeline is the root's run in ``releases/<name>``
+#: (tools/release_pipeline.py writes their ``dvc.yaml``)
+CONFIGURATIONS = (*RELEASES[1:], LIVING)
+
+
+def configuration_root(root: Path, name: str) -> Path:
+    """The folder of configuration ``name`` (:data:`CONFIGURATIONS`) below the checkout ``root``."""
+    if name not in CONFIGURATIONS:
+        raise ValueError(f"unknown configuration {name!r}; configurations: "
+                         f"{', '.join(CONFIGURATIONS)}")
+    return root / "releases" / name
+
+
+def published_release(root: Path) -> str | None:
     """The release whose configuration ``root`` holds: the tag that its committed link
     ``reference/published`` names (``v1.3.0`` at the checkout's root, ``v1.4.0`` in
-    ``releases/v1.4.0``; without the link, the first). Its published tables are the ones
-    compared with."""
+    ``releases/v1.4.0``); None without the link (the living configuration, which published
+    nothing). Its published tables are the ones compared with."""
     link = root / "reference" / "published"
     if not os.path.lexists(link):
-        return RELEASES[0]
+        return None
     tag = Path(os.path.realpath(link)).name
     if tag not in RELEASES:
         raise ValueError(f"{root / 'reference' / 'published'} names {tag!r}, not a release "

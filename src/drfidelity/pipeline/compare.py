@@ -24,6 +24,9 @@ TARGET = None  # what the stage runs on (see drfidelity.pipeline)
 
 def run(params: Params, root: Path) -> None:
     release = published_release(root)
+    if release is None:
+        raise ValueError(f"compare: {root / 'reference' / 'published'} does not exist: this "
+                         "configuration published no tables to compare with")
     table_path, page_path = comparison_paths(root, release)
     published = published_results_dir(root)
     if not any(published.glob("*.csv")):

@@ -13,14 +13,13 @@ report for what moved between releases.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pandas as pd
 
 from drfidelity.core.files import write_array_dir, write_text
 from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published_release,
-                                    published_results_dir, release_diff_paths, release_root,
+                                    published_results_dir, release_diff_paths,
                                     report_paths, results_dir, study_figures_dir,
                                     study_table_path)
 from drfidelity.core.params import Params, snr_label
@@ -106,13 +105,11 @@ def load_studies(root: Path, params: Params, at_checkout: bool = True) -> StudyR
                        params, scale=at_checkout)
 
 
-def checkout_from(published: str) -> str | None:
-    """The checkout's root relative to the root of release ``published`` ("../.." from
-    ``releases/<tag>``); None when ``published`` is the first release, whose root is the
-    checkout's."""
-    if published == RELEASES[0]:
-        return None
-    return Path(os.path.relpath(".", release_root(Path("."), published))).as_posix()
+def checkout_from(root: Path) -> str | None:
+    """The checkout's root relative to ``root``: "../.." from a configuration's folder
+    ``releases/<name>`` (a later release or the living one), None at the checkout's root."""
+    here = root.resolve()
+    return "../.." if here.parent.name == "releases" else None
 
 
 def load_release_diffs(root: Path) -> list[tuple[str, str, dict | None]]:
@@ -142,7 +139,7 @@ def run(params: Params, root: Path) -> None:
     published = published_release(root)
     # the checkout's own stages (release_diff, scale) run at its root only: a release's report
     # points to what moved between releases and leaves the scale study out
-    checkout = checkout_from(published)
+    checkout = checkout_from(root)
     studies = load_studies(root, params, at_checkout=checkout is None)
     diffs = (load_release_diffs(root) if checkout is None
              else [(old, new, None) for old, new in zip(RELEASES, RELEASES[1:])])

@@ -298,14 +298,27 @@ def _links(headings: list[str]) -> str:
     return " · ".join(f"[{h}](#{slug(h)})" for h in headings)
 
 
+def _intro(inputs: Inputs) -> str:
+    """What this configuration rebuilds: a published release (and where the comparison with
+    it is), or, for the living configuration, none (and where the frozen one's report is)."""
+    if inputs.published is None:
+        return ("This is the living configuration: the frozen benchmark's datasets and metrics, "
+                "rebuilt by the same DVC pipeline with the methods researchers compare against "
+                f"today and {inputs.params.seeds} seeds for each stochastic method. It "
+                "reproduces no published release, so no value here is checked against a "
+                f"published one; the frozen configuration's report is [REPORT.md]"
+                f"({inputs.checkout or '.'}/REPORT.md). DREAMS is our own loop (see the "
+                "methodology notes).")
+    comparison = comparison_paths(Path("."), inputs.published)[1].as_posix()
+    return (f"This benchmark re-implements the {UPSTREAM.format(inputs.published)} in a DVC "
+            f"pipeline; its published values are the tests' reference and the [generated "
+            f"comparison]({comparison}) shows where we agree. DREAMS is our own loop (see the "
+            "methodology notes).")
+
+
 def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
     params = inputs.params
-    comparison = comparison_paths(Path("."), inputs.published)[1].as_posix()
-    intro = (f"This benchmark re-implements the {UPSTREAM.format(inputs.published)} in a DVC "
-             f"pipeline; its published values are the tests' reference and the [generated "
-             f"comparison]({comparison}) "
-             "shows where we agree. DREAMS is our own loop (see the methodology notes).")
-    blocks: list[Block] = [Heading(1, TITLE), Para(intro), Bullets(tuple(config_lines(params))),
+    blocks: list[Block] = [Heading(1, TITLE), Para(_intro(inputs)), Bullets(tuple(config_lines(params))),
                            Quote("**Headline.** " + headline(found))]
     stability = stability_text(found)
     if stability:

@@ -24,8 +24,9 @@ class Inputs:
     #: per two consecutive imported releases: (older, newer, the release_diff stage's tables
     #: or None when they are absent)
     releases: list[tuple[str, str, dict | None]] = field(default_factory=list)
-    #: the previous project's release this configuration rebuilds (compared with)
-    published: str = RELEASES[0]
+    #: the previous project's release this configuration rebuilds (compared with); None for
+    #: the living configuration, which rebuilds none
+    published: str | None = RELEASES[0]
     #: ``results/metrics_per_run.csv`` (None: no rank-stability readout)
     per_run: pd.DataFrame | None = None
     #: the published release's ``metrics_aggregated.csv`` (None: its claims are not checked)

@@ -12,12 +12,14 @@ import pytest
 import yaml
 
 from drfidelity.registry import METHODS
+from drfidelity.core.layout import CONFIGURATIONS
 from drfidelity.jobs import times
 from drfidelity.core.job import Job
 from drfidelity.jobs.runner import Input, run_all
 from pipeline_helpers import REPO
 
-PIPELINES = ("dvc.yaml", "releases/v1.4.0/dvc.yaml")
+#: every committed pipeline: the root's and each configuration's below releases/
+PIPELINES = ("dvc.yaml", *(f"releases/{name}/dvc.yaml" for name in CONFIGURATIONS))
 
 
 @pytest.fixture

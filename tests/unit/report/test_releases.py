@@ -95,8 +95,9 @@ def test_committed_html_tables_show_no_backticks():
 
 
 def test_a_release_report_points_to_the_root_section():
-    checkout = checkout_from("v1.4.0")
-    assert checkout == "../.." and checkout_from("v1.3.0") is None
+    checkout = checkout_from(ROOT / "releases" / "v1.4.0")
+    assert checkout == "../.." and checkout_from(ROOT) is None
+    assert checkout_from(ROOT / "releases" / "living") == "../.."
     blocks = release_pointer("v1.3.0", "v1.4.0", checkout)
     assert blocks[0] == Heading(2, "What changed from v1.3.0 to v1.4.0")
     link = "../../REPORT.{}#what-changed-from-v130-to-v140"
@@ -121,3 +122,17 @@ def test_committed_release_report_has_the_pointer_and_no_not_built_section():
     assert "Not built" not in text
     assert "(../../REPORT.md#what-changed-from-v130-to-v140)" in text
     assert "## Scale: cost against N" in (ROOT / "REPORT.md").read_text()
+
+
+def test_committed_living_report_reproduces_no_release_and_points_to_the_frozen_one():
+    """The living configuration published nothing: its report says so, links the frozen
+    report, checks no published claim and names its seeds from its params."""
+    from drfidelity.core.params import load_params
+
+    folder = ROOT / "releases" / "living"
+    text = (folder / "REPORT.md").read_text()
+    seeds = load_params(folder / "params.yaml").seeds
+    assert "This is the living configuration" in text and f" {seeds} seeds " in text
+    assert "[REPORT.md](../../REPORT.md)" in text
+    assert "The published claims, checked" not in text and "comparison_v1" not in text
+    assert "(../../REPORT.md#what-changed-from-v130-to-v140)" in text

@@ -175,16 +175,19 @@ def write_method_code(check: bool) -> list[str]:
 
 
 def committed_methods(root: Path = Path(".")) -> list[str]:
-    """The registered methods that a committed pipeline runs (named in ``methods`` of the root's
-    ``params.yaml`` or of a release's, ``releases/<tag>/params.yaml``), in the registry's
+    """The registered methods that a frozen pipeline runs (named in ``methods`` of the root's
+    ``params.yaml`` or of a later release's, ``releases/<tag>/params.yaml``), in the registry's
     order: the committed ``studies.yaml`` has the study map stages of these alone. A method
-    registered but run by no pipeline (the living benchmark's PaCMAP, TriMap and PHATE, issue
-    42) gets none: its stages would make nothing, yet stand as new in the frozen releases'
-    ``dvc status`` (and be recorded in their locks by the next rebuild)."""
+    that no frozen pipeline runs (the living configuration's PaCMAP, TriMap and PHATE) gets
+    none: its stages would make nothing, yet stand as new in the frozen releases' ``dvc
+    status`` (and be recorded in their locks by the next rebuild)."""
     import yaml
 
+    from drfidelity.core.layout import RELEASES, release_root
+
     run = set()
-    for params in [root / "params.yaml", *sorted((root / "releases").glob("*/params.yaml"))]:
+    for tag in RELEASES:
+        params = release_root(root, tag) / "params.yaml"
         run |= set(yaml.safe_load(params.read_text(encoding="utf-8"))["methods"])
     return [name for name in METHODS if name in run]
 
