@@ -147,7 +147,8 @@ def fetch(root: Path, offline: bool = False) -> str | None:
 
 
 def pipelines(root: Path) -> list[Path]:
-    """The folders of the committed pipelines: the root's (v1.3.0) and each later release's."""
+    """The folders of the committed pipelines: the root's (v1.3.0) and each configuration's
+    below ``releases/`` (a later release's, the living one's)."""
     return [Path("."), *sorted(p.parent.relative_to(root)
                                for p in (root / "releases").glob("*/dvc.lock"))]
 
@@ -185,7 +186,9 @@ def restore_maps(root: Path) -> str | None:
     elif pulled.returncode:
         problems.append(f"dvc pull of the maps failed: {_last_line(pulled)}")
     for folder in pipelines(root):
-        stages = [(folder / f"dvc.yaml:{name}").as_posix() for name in INPUT_STAGES]
+        has = yaml.safe_load((root / folder / "dvc.yaml").read_text())["stages"]
+        stages = [(folder / f"dvc.yaml:{name}").as_posix() for name in INPUT_STAGES
+                  if name in has]  # the living configuration runs no study (yet)
         made = subprocess.run(["dvc", "repro", "--quiet", *stages], cwd=root,
                               capture_output=True, text=True)
         if made.returncode:
