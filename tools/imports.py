@@ -188,7 +188,7 @@ def restore_maps(root: Path) -> str | None:
     for folder in pipelines(root):
         has = yaml.safe_load((root / folder / "dvc.yaml").read_text())["stages"]
         stages = [(folder / f"dvc.yaml:{name}").as_posix() for name in INPUT_STAGES
-                  if name in has]  # the living configuration runs no study (yet)
+                  if name in has]  # a configuration without studies has no study_inputs
         made = subprocess.run(["dvc", "repro", "--quiet", *stages], cwd=root,
                               capture_output=True, text=True)
         if made.returncode:
