@@ -110,10 +110,10 @@ def _fed_by(dep: str, outs: set[str]) -> bool:
     return any(_inside(out, dep) or _inside(dep, out) for out in outs)
 
 
-def _dropped_stages(stages: dict, folder: Path, studies: set[str]) -> set[str]:
+def _dropped_stages(stages: dict, published: bool, studies: set[str]) -> set[str]:
     """The root's stages this configuration leaves out (see the module's docstring)."""
     dropped = set(CHECKOUT_STAGES)
-    if not os.path.lexists(folder / "reference" / "published"):
+    if not published:
         dropped.add(COMPARE)
     if not studies:
         dropped |= set(STUDY_STAGES)
@@ -175,12 +175,12 @@ def release_pipeline(tag: str) -> str:
     studies = set(configuration.get("studies") or {})
     published = os.path.lexists(folder / "reference" / "published")
     stages = document["stages"]
-    kept = _without_dropped(stages, _dropped_stages(stages, folder, studies), published)
+    kept = _without_dropped(stages, _dropped_stages(stages, published, studies), published)
     _keep_studies(values, studies)
     code = Path(os.path.relpath(REPO, folder)).as_posix()
     _reuse_checkout_maps(kept, values, configuration, code)
-    renames = ({comparison_paths(Path(), RELEASES[0])[0].stem: comparison_paths(Path(), tag)[0].stem}
-               if published else {})
+    renames = ({comparison_paths(Path(), RELEASES[0])[0].stem:
+                comparison_paths(Path(), tag)[0].stem} if published else {})
     pipeline = {"vars": [values], "stages": kept,
                 "plots": _plots(document.get("plots", []), kept)}
     body = yaml.safe_dump(_moved(pipeline, code, renames), sort_keys=False, width=100,
