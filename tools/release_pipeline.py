@@ -18,6 +18,9 @@ pipeline is the root's ``dvc.yaml`` with:
   compare with); with only the studies its ``params.yaml`` configures (``studies``), and no
   study stage when it configures none; and without the deps, params files and plots that only
   the stages left out provide;
+* without a ``reference/published`` link, a ``report`` stage that also reads the checkout's
+  runs and the params keys that rank them (:data:`FROZEN_RANKING`): its report tells what moved
+  from that frozen ranking;
 * the checkout's maps where they are the same computation, decided per map stage: ``embed``'s
   (dataset, method) items and ``study_embed``'s (study, method) items. An item whose dataset
   and method the checkout also runs, and whose params (every key its stage reads but
@@ -63,6 +66,9 @@ COMPARE = "compare"
 #: ``study`` field)
 STUDY_STAGES = ("study_inputs", "study_embed", "study_score", "study_figures")
 STUDY_ITEMS = ("study_inputs", "study_maps", "study_tables")
+#: the checkout's runs and params keys that decide its ranking, which the report stage of a
+#: configuration without published tables starts from (drfidelity.report.movement)
+FROZEN_RANKING = ("results/metrics_per_run.csv", ("methods", "seeds", "ranking"))
 #: the params key a map stage compares job by job (:mod:`drfidelity.jobs.reuse`), not here
 SEEDS = "seeds"
 #: a ``${item.<field>}`` or ``${item.<field>[i]}`` of a looped stage
@@ -179,6 +185,11 @@ def release_pipeline(tag: str) -> str:
     _keep_studies(values, studies)
     code = Path(os.path.relpath(REPO, folder)).as_posix()
     _reuse_checkout_maps(kept, values, configuration, code)
+    if not published:
+        runs, keys = FROZEN_RANKING
+        report = kept["report"]
+        report["deps"] = [*report["deps"], f"{code}/{runs}"]
+        report["params"] = [*report["params"], {f"{code}/params.yaml": list(keys)}]
     renames = ({comparison_paths(Path(), RELEASES[0])[0].stem:
                 comparison_paths(Path(), tag)[0].stem} if published else {})
     pipeline = {"vars": [values], "stages": kept,

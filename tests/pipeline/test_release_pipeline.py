@@ -61,7 +61,7 @@ def test_a_configuration_runs_every_stage_of_the_root_but_the_checkouts(tag):
                                                for o in theirs.get("outs", []))}
         for dep in body["deps"]:
             assert (dep.startswith(("../../src/", "../../method_code/")) or dep in donors
-                    or dep == "${item.donor}"
+                    or dep in ("${item.donor}", f"../../{tool().FROZEN_RANKING[0]}")
                     or not dep.startswith(("src/", "method_code/", "..", "/"))), dep
         assert "results/release_diff" not in body["deps"]
         assert not any("scale" in p for p in body.get("params", []) if isinstance(p, dict))
@@ -82,8 +82,9 @@ def test_every_data_dep_is_written_by_a_stage_of_the_configuration_or_is_its_lin
     links = ("external_maps", "external_embeddings.manifest.json", "reference/published")
     for name, stage in document["stages"].items():
         for dep in tool()._paths(stage.get("do", stage)["deps"]):
-            if dep.startswith(("../../src/", "../../method_code/", "${item.")):
-                continue  # code, or a path its item names (code, imports, a donor)
+            if (dep.startswith(("../../src/", "../../method_code/", "${item."))
+                    or dep == f"../../{tool().FROZEN_RANKING[0]}"):
+                continue  # code, a path its item names (code, imports, a donor), the frozen runs
             assert (dep.startswith(links) or any(tool()._inside(out, dep)
                                                  or tool()._inside(dep, out)
                                                  for out in written)), (name, dep)
@@ -134,6 +135,17 @@ def test_the_living_configuration_takes_the_checkout_s_seeds_of_the_frozen_metho
         assert bool(item["reuse"]) == taken, item
         assert item["donor"] == (f"../../embeddings/{item['dataset']}/{item['method']}" if taken
                                  else f"data/{item['dataset']}")
+
+
+@pytest.mark.parametrize("tag", CONFIGURATIONS)
+def test_only_a_configuration_without_published_tables_reads_the_frozen_ranking(tag):
+    """The living report tells what moved from the checkout's ranking, so its report stage
+    depends on the checkout's runs and the params keys that rank them; a release's does not."""
+    report = yaml.safe_load(tool().release_pipeline(tag))["stages"]["report"]
+    runs, keys = tool().FROZEN_RANKING
+    reads = (f"../../{runs}" in report["deps"]
+             and {"../../params.yaml": list(keys)} in report["params"])
+    assert reads == (published_release(configuration_root(REPO, tag)) is None)
 
 
 @pytest.mark.parametrize("tag", CONFIGURATIONS)

@@ -22,11 +22,12 @@ from drfidelity.core.layout import (RELEASES, facts_path, paper_paths, published
                                     published_results_dir, release_diff_paths,
                                     report_paths, results_dir, study_figures_dir,
                                     study_table_path)
-from drfidelity.core.params import Params, snr_label
+from drfidelity.core.params import Params, load_params, snr_label
 from drfidelity.report.claims import claims_latex, claims_macros, tuning_table
 from drfidelity.report.content import TITLE, findings, report_blocks
 from drfidelity.report.guide import points_rule, run_once
 from drfidelity.report.inputs import Inputs
+from drfidelity.report.movement import Rule
 from drfidelity.report.document import to_html, to_markdown
 from drfidelity.metrics import bands
 from drfidelity.metrics.cluster_scale import MIN_CLUSTER_POINTS
@@ -124,6 +125,15 @@ def load_release_diffs(root: Path) -> list[tuple[str, str, dict | None]]:
     return found
 
 
+def frozen_ranking(checkout: Path) -> tuple[pd.DataFrame, Rule]:
+    """The checkout's runs and what decides their ranking: the frozen ranking the living
+    configuration's report starts from."""
+    frozen = load_params(checkout / "params.yaml", NAMES)
+    return (pd.read_csv(results_dir(checkout) / "metrics_per_run.csv",
+                        float_precision="round_trip"),
+            Rule(frozen.methods, frozen.seeds, frozen.ranking))
+
+
 def run(params: Params, root: Path) -> None:
     aggregated = pd.read_csv(results_dir(root) / "metrics_aggregated.csv",
                              float_precision="round_trip")
@@ -152,6 +162,8 @@ def run(params: Params, root: Path) -> None:
                     if published_table.exists() else None, checkout,
                     pd.read_csv(ceiling, float_precision="round_trip")
                     if ceiling.exists() else None)
+    if published is None and checkout is not None:
+        inputs.frozen = frozen_ranking(root / checkout)
     found = findings(inputs)
     blocks = report_blocks(inputs, found)
     markdown, html = report_paths(root)

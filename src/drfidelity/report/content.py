@@ -23,6 +23,7 @@ from drfidelity.report.guide import (CLAIMS, and_list, claims_section, dataset_c
                                      methodology, reading_guide, rebuild_section,
                                      run_once_sentence)
 from drfidelity.report.inputs import Inputs
+from drfidelity.report.movement import HEADING as MOVEMENT, Rule, movement_section, moved, steps
 from drfidelity.report.ranking import rank_stability
 from drfidelity.report.releases import release_pointer, release_section, title as release_title
 from drfidelity.report.studies import STUDIES_HEADING, study_blocks
@@ -92,10 +93,21 @@ def findings(inputs: Inputs) -> dict[str, Any]:
         "n_methods": len({m for f in per.values() for m in f["methods"]}),
         "rank_stability": (None if inputs.per_run is None else rank_stability(
             inputs.per_run, list(per), inputs.params.ranking, list(METHODS))),
+        "movement": None if inputs.frozen is None else _movement(inputs, list(per)),
         "claims": ([] if inputs.published_aggregated is None else claims(
             inputs.params, inputs.aggregated, inputs.published_aggregated, inputs.per_run,
             tuning_table(inputs.studies.tables))),
     }
+
+
+def _movement(inputs: Inputs, datasets: list[str]) -> tuple[list, list]:
+    """(steps, moved places) from the frozen ranking to this one, over the datasets both
+    rank."""
+    frozen_runs, frozen = inputs.frozen
+    here = Rule(inputs.params.methods, inputs.params.seeds, inputs.params.ranking)
+    shared = [d for d in datasets if d in set(frozen_runs["dataset"])]
+    found = steps(frozen_runs, frozen, inputs.per_run, here, shared)
+    return found, moved(found, shared)
 
 
 def config_lines(params: Params) -> list[str]:
@@ -329,11 +341,14 @@ def report_blocks(inputs: Inputs, found: dict) -> list[Block]:
     studies = study_blocks(inputs.studies)
     blocks.append(Para("Contents: " + _links(
         ["Reading guide"] + ([CLAIMS] if found["claims"] else [])
+        + ([MOVEMENT] if found["movement"] else [])
         + [DATASETS[d].title for d in params.datasets]
         + [STUDIES_HEADING] + [release_title(old, new) for old, new, _ in inputs.releases]
         + ["Methodology notes"])))
     blocks += reading_guide(inputs, found)
     blocks += claims_section(inputs, found)
+    if found["movement"]:
+        blocks += movement_section(*found["movement"], inputs.frozen[1], inputs.checkout)
     for dataset in params.datasets:
         blocks += dataset_section(dataset, inputs, found)
     blocks += [Heading(2, STUDIES_HEADING), Para(

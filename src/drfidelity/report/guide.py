@@ -15,7 +15,7 @@ from drfidelity.report.captions import figure_caption
 from drfidelity.report.claims import claims_table, verdict_counts
 from drfidelity.report.document import Block, Bullets, Code, Figure, Heading, Para, Quote, Table
 from drfidelity.report.inputs import Inputs
-from drfidelity.report.ranking import TOP_POINTS, scored_columns
+from drfidelity.report.ranking import TOP_POINTS, TRUTH_RANKABLE, scored_columns
 from drfidelity.report.studies import STUDIES_HEADING, study_glossary
 from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT, fixed, interval_words
 
@@ -130,6 +130,13 @@ def claims_section(inputs: Inputs, found: dict) -> list[Block]:
         Table(claims_table(found["claims"]))]
 
 
+def ranks_truth(params: Params) -> bool:
+    """Whether the rule ``params.ranking`` scores a ρ against the ground truth."""
+    truth = {c.metric for c in TRUTH_RANKABLE}
+    return any(c.metric in truth for d in params.datasets
+               for c in scored_columns(d, params.ranking))
+
+
 def glossary(params: Params) -> tuple[str, ...]:
     """One bullet per label the report uses, in the order the report first uses them."""
     return (
@@ -143,8 +150,12 @@ def glossary(params: Params) -> tuple[str, ...]:
         "over all pairs (global layout). **near ρ** (*near · first-mode band*): the same over "
         "the first-mode band only (near structure).",
         "**vs ambient / vs truth**: a ρ against the distances of the data the methods saw "
-        "(noise included; the ranking scores these) / of the same points before the noise "
-        "(the ground truth); the near band is then the truth's own first-mode band.",
+        f"(noise included{'' if ranks_truth(params) else '; the ranking scores these'}) / of "
+        "the same points before the noise (the ground truth); the near band is then the "
+        "truth's own first-mode band"
+        + ("; the ranking scores both ("
+           + ", ".join(f"**{c.points}**" for c in TRUTH_RANKABLE) + ")."
+           if ranks_truth(params) else "."),
         "**outlier ρ / minority ρ** (minority-pair ρ): the same over the pairs that involve "
         "an outlier / a minority point; **within-majority, within-minority, cross-population "
         "ρ**: over the pairs with both ends in the majority, both in the minority, one in each.",
@@ -177,8 +188,18 @@ def glossary(params: Params) -> tuple[str, ...]:
 def _extra_points(found: dict, params: Params) -> str:
     """The tables guide's note on the scored columns some datasets of the run add, e.g.
     " (and **outlier pts** on outliers)"."""
-    extra = [f"**{c.points}** on {d}" for d in found["datasets"]
-             for c in scored_columns(d, params.ranking)]
+    datasets = list(found["datasets"])
+    on: dict[str, list[str]] = {}
+    for dataset in datasets:
+        for column in scored_columns(dataset, params.ranking):
+            on.setdefault(column.points, []).append(dataset)
+    by_datasets: dict[tuple[str, ...], list[str]] = {}
+    for points, where in on.items():
+        by_datasets.setdefault(tuple(where), []).append(f"**{points}**")
+    extra = [f"{and_list(names)} on "
+             + ("every dataset" if len(where) > 1 and list(where) == datasets
+                else and_list(list(where)))
+             for where, names in by_datasets.items()]
     return f" (and {and_list(extra)})" if extra else ""
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 
 from drfidelity.core.layout import RELEASES
 from drfidelity.core.params import Params
+from drfidelity.report.movement import Rule
 from drfidelity.report.studies import StudyResults
 from drfidelity.report.tables import RankingTable, ranking_table
 
@@ -37,6 +38,9 @@ class Inputs:
     #: ``results/noise_ceiling.csv``: per dataset, its noise-free geometry scored as a map
     #: (None: not built)
     ceiling: pd.DataFrame | None = None
+    #: for the living configuration, the checkout's frozen runs and what decides their
+    #: ranking, which its report tells what moved from (None: no such section)
+    frozen: tuple[pd.DataFrame, Rule] | None = None
 
     def table(self, dataset: str) -> RankingTable:
         return ranking_table(self.aggregated, dataset, self.params.ranking)

@@ -11,6 +11,7 @@ import re
 from drfidelity.datasets.registry import DATASETS
 from drfidelity.core.params import snr_label
 from drfidelity.report.tables import RankingTable, fixed
+from drfidelity.report.ranking import rankable_columns
 
 #: ranking-table header -> its LaTeX form; a dataset's own scored columns bring theirs.
 HEADERS = {
@@ -37,10 +38,10 @@ def latex_cell(text: str, mark: str | None) -> str:
 
 
 def latex_table(table: RankingTable, *, title: str, caption_note: str) -> str:
-    """A ranking table: its headers mapped by :data:`HEADERS` and its dataset's scored columns,
+    """A ranking table: its headers mapped by :data:`HEADERS` and the columns its rule scores,
     caption "{title}: ..."."""
-    spec = DATASETS[table.dataset]
-    own = {text: latex for c in spec.scored + spec.rankable
+    own = {text: latex for c in (*DATASETS[table.dataset].scored,
+                                 *rankable_columns(table.dataset).values())
            for text, latex in ((c.points, c.latex_points), (c.header, c.latex_header))}
     headers = {**HEADERS, **own}
     return latex_tabular(table, caption=f"{title}: distance-fidelity ranking. {caption_note}",

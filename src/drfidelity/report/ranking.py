@@ -5,7 +5,7 @@ sort keeps the canonical method order on exact ties, and medians are compared un
 Place i (0-based) earns max(0, 5 - i) points. Rows are ordered by total points, then by full rho.
 The scored columns are full and near rho on every dataset, then a dataset's own (outliers: the
 outlier-pair rho), then those a release's rule adds (params ``ranking``; v1.4.0: populations'
-minority-pair rho).
+minority-pair rho; the living configuration: full and near rho against the ground truth).
 """
 
 from __future__ import annotations
@@ -24,22 +24,36 @@ TOP_POINTS = 5
 
 #: scored key -> points column name, on every dataset; a spec's ``scored`` columns follow.
 SCORED = {"full_shepard": "full pts", "shepard_near__vs_ambient": "near pts"}
+#: columns a rule may add on every dataset: full and near ρ against the ground truth (the
+#: points before the noise), where a map that follows the noise earns nothing for it
+TRUTH_RANKABLE = (
+    ScoredColumn("shepard_p100__vs_truth", "full/truth pts", "full · truth",
+                 "Band-Shepard ρ against the ground truth", "full (T)", r"full $\rho$ (truth)"),
+    ScoredColumn("shepard_near__vs_truth", "near/truth pts", "near · truth",
+                 "Band-Shepard ρ against the ground truth", "near (T)", r"near $\rho$ (truth)"),
+)
+
+
+def rankable_columns(dataset: str) -> dict[str, ScoredColumn]:
+    """Metric -> column of those a rule may add to ``dataset``'s ranking: the truth columns,
+    then its spec's ``rankable`` ones."""
+    return {c.metric: c for c in (*TRUTH_RANKABLE, *DATASETS[dataset].rankable)}
 
 
 def scored_columns(dataset: str, ranking: Mapping[str, Sequence[str]]
                    ) -> tuple[ScoredColumn, ...]:
     """``dataset``'s scored columns beyond full and near ρ: its spec's own, then those the
     rule ``ranking`` (params ``ranking``: dataset -> metric names) adds from its ``rankable``
-    columns. A name it cannot rank is a :class:`ParamsError` naming ``ranking.<dataset>``."""
-    spec = DATASETS[dataset]
-    rankable = {c.metric: c for c in spec.rankable}
+    columns (:func:`rankable_columns`). A name it cannot rank is a :class:`ParamsError`
+    naming ``ranking.<dataset>``."""
+    rankable = rankable_columns(dataset)
     added = ranking.get(dataset, ())
     for name in added:
         if name not in rankable:
             known = ", ".join(rankable) or "none"
             raise ParamsError(f"ranking.{dataset}: {name!r} is not a column {dataset} can rank"
                               f"{close_match(name, rankable)} (rankable: {known})")
-    return spec.scored + tuple(rankable[name] for name in dict.fromkeys(added))
+    return DATASETS[dataset].scored + tuple(rankable[name] for name in dict.fromkeys(added))
 
 
 def scored_keys(dataset: str, ranking: Mapping[str, Sequence[str]]) -> dict[str, str]:
@@ -101,6 +115,13 @@ def _rankings(per_run, datasets: Sequence[str], ranking: Mapping[str, Sequence[s
         medians = {m: runs.loc[runs["method"] == m, columns].median().to_dict() for m in ran}
         found[dataset] = dataset_leaders(medians, ran, keys)
     return found
+
+
+def row_orders(per_run, datasets: Sequence[str], ranking: Mapping[str, Sequence[str]],
+               methods: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Per dataset, the ranking table's row order from the runs of ``per_run`` (one row per
+    run) under the rule ``ranking``, over the ``methods`` that ran there."""
+    return {d: found[1] for d, found in _rankings(per_run, datasets, ranking, methods).items()}
 
 
 def rank_stability(per_run, datasets: Sequence[str], ranking: Mapping[str, Sequence[str]],

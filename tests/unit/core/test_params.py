@@ -146,6 +146,22 @@ def test_a_ranking_column_is_checked_against_what_its_dataset_can_rank():
                                                  "outlier_shepard__vs_ambient"]
 
 
+def test_every_dataset_can_rank_full_and_near_rho_against_the_truth():
+    """The truth columns are rankable on every dataset, after its own scored columns; a
+    near miss is named with them among the columns it can rank."""
+    from drfidelity.datasets.registry import DATASETS
+    from drfidelity.report.ranking import scored_keys
+
+    truth = ["shepard_p100__vs_truth", "shepard_near__vs_truth"]
+    for dataset in DATASETS:
+        keys = scored_keys(dataset, {dataset: truth})
+        assert list(keys)[-2:] == truth
+        assert [keys[k] for k in truth] == ["full/truth pts", "near/truth pts"]
+    with pytest.raises(ParamsError, match=r"'shepard_near__truth' is not a column density can "
+                                          r"rank \(did you mean 'shepard_near__vs_truth'"):
+        scored_keys("density", {"density": ["shepard_near__truth"]})
+
+
 def test_each_release_configuration_is_valid():
     """The root's params.yaml is v1.3.0's configuration; releases/<tag>/params.yaml a later
     release's, which differs from it only where that release changed the benchmark."""
