@@ -10,7 +10,8 @@ so the outputs land beside the configuration and its own ``dvc.lock`` holds thei
 pipeline is the root's ``dvc.yaml`` with:
 
 * the code paths (``src/...``, ``method_code/...``) made relative to the folder, and the root's
-  ``vars`` files (the studies) inlined with their code paths moved the same way;
+  ``vars`` files (the studies) inlined with their code paths moved the same way, their study
+  map stages those of the configuration's own methods;
 * the comparison's outputs named after the release (``comparison_<tag>``);
 * without what belongs to the checkout, not to a configuration: the ``release_diff`` stage
   (which compares the releases) and the frozen ``scale`` stage (this machine's timings); without
@@ -54,6 +55,7 @@ import yaml
 from drfidelity.core.layout import (CONFIGURATIONS, RELEASES, comparison_paths,
                                     configuration_root)
 from drfidelity.registry import METHODS
+from drfidelity.studies.run.wiring import items as study_items
 
 REPO = Path(__file__).resolve().parents[1]
 #: the checkout's folders of code (the package, and the links to each method's modules)
@@ -178,6 +180,9 @@ def release_pipeline(tag: str) -> str:
     for name in document.get("vars", []):
         values.update(yaml.safe_load((REPO / name).read_text()))
     configuration = yaml.safe_load((folder / "params.yaml").read_text())
+    # the study map stages of the configuration's own methods: studies.yaml has those of the
+    # frozen releases' methods alone (wiring.committed_methods)
+    values["study_maps"] = study_items(configuration["methods"])["study_maps"]
     studies = set(configuration.get("studies") or {})
     published = os.path.lexists(folder / "reference" / "published")
     stages = document["stages"]

@@ -348,6 +348,10 @@ def dimension_curve(generic: pd.DataFrame, embedding: pd.DataFrame | None,
     return fig
 
 
+#: panels per row of the hyper-parameter figure (beyond it, a panel's tick labels collide)
+HYPERPARAM_COLUMNS = 4
+
+
 def hyperparam_curves(aggregated: pd.DataFrame, metrics, defaults: dict[tuple[str, str], float]
                       ) -> object:
     """Datasets × methods grid; each panel the metrics' medians (with CIs) against the knob
@@ -362,12 +366,17 @@ def hyperparam_curves(aggregated: pd.DataFrame, metrics, defaults: dict[tuple[st
     """
     datasets = list(dict.fromkeys(aggregated["dataset"]))
     methods = ordered(aggregated["method"])
-    fig = style.figure(style.FULL_WIDTH, 2.0 * len(datasets) + 0.5)
-    axes = fig.subplots(len(datasets), len(methods), squeeze=False)
+    # a dataset's methods wrap onto lines of at most HYPERPARAM_COLUMNS panels
+    columns = min(len(methods), HYPERPARAM_COLUMNS)
+    lines = -(-len(methods) // columns)
+    fig = style.figure(style.FULL_WIDTH, 2.0 * len(datasets) * lines + 0.5)
+    axes = fig.subplots(len(datasets) * lines, columns, squeeze=False)
     looks = [dict(color=colour, ls=ls, marker=marker) for colour, ls, marker in METRIC_LOOKS]
     for i, dataset in enumerate(datasets):
+        for empty in range(len(methods), lines * columns):
+            axes[i * lines + empty // columns, empty % columns].set_visible(False)
         for j, method in enumerate(methods):
-            ax = axes[i, j]
+            ax = axes[i * lines + j // columns, j % columns]
             subset = aggregated[(aggregated["dataset"] == dataset)
                                 & (aggregated["method"] == method)]
             knob = subset["knob"].iloc[0] if len(subset) else ""
@@ -387,7 +396,7 @@ def hyperparam_curves(aggregated: pd.DataFrame, metrics, defaults: dict[tuple[st
             ax.minorticks_off()
             ax.set_xlabel(f"{knob} (log scale)")
             method_title(ax, method, dataset)
-            if j == 0:
+            if j % columns == 0:
                 ax.set_ylabel("median score")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=len(labels))

@@ -155,9 +155,10 @@ def bridges_section(s: StudyResults) -> list[Block]:
 def study_blocks(s: StudyResults) -> list[Block]:
     """Every study section, in report order (the studies' ``report_order``, the main
     benchmark's stability and bridge gaps among them), then the scale study where the root
-    builds it."""
+    builds it. A study the params leave out has no section (the living configuration runs
+    some only); one they configure but that was not built says so."""
     sections = [(spec.report_order, lambda s, section=spec.section: section(s, kit.KIT))
-                for spec in all_studies()]
+                for spec in all_studies() if s.params is None or spec.name in s.params.studies]
     sections += [(STABILITY_ORDER, stability_section), (BRIDGES_ORDER, bridges_section)]
     blocks = []
     for _, section in sorted(sections, key=lambda entry: entry[0]):
