@@ -28,7 +28,9 @@ pipeline is the root's ``dvc.yaml`` with:
   ``seeds``) have the same values in both, depends on the checkout's map folder of the same
   stage and passes it with ``--reuse`` (:mod:`drfidelity.jobs.reuse`); the stage itself then
   compares input, settings and seed job by job, so a configuration with more seeds takes the
-  checkout's seeds and computes the rest. An item that cannot reuse names a dep it has anyway
+  checkout's seeds and computes the rest. Of a study's params, only the keys that decide a
+  map's bytes are compared (its ``map_keys``), not those that choose which maps it makes
+  (its dims or grid, ``methods``). An item that cannot reuse names a dep it has anyway
   a second time (DVC's list entries are one path each); so does a method that reads the
   configuration's own files (toorPIA). ``embed`` is written as a ``foreach`` over those items,
   with the matrix's stage names.
@@ -55,6 +57,7 @@ import yaml
 from drfidelity.core.layout import (CONFIGURATIONS, RELEASES, comparison_paths,
                                     configuration_root)
 from drfidelity.registry import METHODS
+from drfidelity.studies import study
 from drfidelity.studies.run.wiring import items as study_items
 
 REPO = Path(__file__).resolve().parents[1]
@@ -73,6 +76,8 @@ STUDY_ITEMS = ("study_inputs", "study_maps", "study_tables")
 FROZEN_RANKING = ("results/metrics_per_run.csv", ("methods", "seeds", "ranking"))
 #: the params key a map stage compares job by job (:mod:`drfidelity.jobs.reuse`), not here
 SEEDS = "seeds"
+#: the params keys a study's map stage reads to choose its jobs, not to compute a map
+JOB_CHOICE = ("methods",)
 #: a ``${item.<field>}`` or ``${item.<field>[i]}`` of a looped stage
 ITEM = re.compile(r"\$\{item\.(?P<field>\w+)(?:\[(?P<index>\d+)\])?\}")
 HEADER = """\
@@ -219,9 +224,14 @@ def _resolved(template: str, item: dict) -> str:
     return ITEM.sub(fill, template)
 
 
-def _reads_same(keys: list[str], item: dict, configuration: dict, checkout: dict) -> bool:
-    """Whether every params key of ``keys`` but ``seeds`` has one value in both files."""
-    return all(_value(configuration, key) == _value(checkout, key)
+def _reads_same(keys: list[str], item: dict, configuration: dict, checkout: dict,
+                compared: dict[str, tuple[str, ...] | None] | None = None) -> bool:
+    """Whether every params key of ``keys`` but ``seeds`` has one value in both files; of a key
+    in ``compared``, only the keys below it that it lists (None: all)."""
+    def value(params: dict, key: str):
+        found, below = _value(params, key), (compared or {}).get(key)
+        return found if below is None else {k: _value(found, k) for k in below}
+    return all(value(configuration, key) == value(checkout, key)
                for key in (_resolved(k, item) for k in keys) if key != SEEDS)
 
 
@@ -255,9 +265,11 @@ def _reuse_checkout_maps(stages: dict, values: dict, configuration: dict, code: 
         return
     body = stages["study_embed"]["do"]
     for item in values["study_maps"].values():
+        compared = {f"studies.{item['study']}": study(item["study"]).map_keys,
+                    **{key: () for key in JOB_CHOICE}}
         _donate(item, not METHODS[item["method"]].local_only
                 and item["method"] in checkout["methods"]
-                and _reads_same(body["params"], item, configuration, checkout),
+                and _reads_same(body["params"], item, configuration, checkout, compared),
                 f"{code}/{_resolved(_paths(body['outs'])[0], item)}", item["maps"][1])
     body["deps"] = [*body["deps"], "${item.donor}"]
     body["cmd"] = body["cmd"] + "${item.reuse}"

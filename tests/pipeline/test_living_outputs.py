@@ -1,7 +1,8 @@
 """The living configuration's committed outputs hold what it promises a researcher: every
 method of its params in every ranking table, ten seeds behind each stochastic method's
 interval, a tuned row per method and dataset of the hyper-parameter grid, and a rotated row
-per method of the noise-dims probe but toorPIA's."""
+per method of the noise-dims probe but toorPIA's, whose CSV-form row stands on its stored
+draws."""
 
 from __future__ import annotations
 
@@ -53,3 +54,15 @@ def test_every_method_but_toorpia_maps_the_rotated_probe(params):
     dims = set(params.studies["noise_dims"]["dims"])
     for method in rotated:
         assert set(table.loc[table.method == f"{method}-rotated", "dim"]) == dims, method
+
+
+def test_toorpia_s_csv_form_row_stands_on_every_stored_draw(params):
+    """Its three stored draws per input are scored though the run asks for ten seeds, and the
+    report says what the row stands on."""
+    table = pd.read_csv(FOLDER / "results/studies/dimsweep_per_run.csv")
+    toorpia = table[table.method == "toorPIA"]
+    assert set(toorpia["dim"]) >= set(params.studies["noise_dims"]["dims"])
+    assert {dim: sorted(set(runs["seed"])) for dim, runs in toorpia.groupby("dim")} == {
+        dim: [0, 1, 2] for dim in set(toorpia["dim"])}
+    assert "row stands on its 3 stored draws per input" in section(
+        "## Supplement — noise dimensions")

@@ -92,9 +92,10 @@ def test_every_data_dep_is_written_by_a_stage_of_the_configuration_or_is_its_lin
 
 def test_v1_4_0_takes_the_checkout_s_maps_where_the_settings_agree():
     """The main benchmark (the same data, methods and settings in both) and the studies
-    whose params agree read the checkout's maps of the same stage; the random walk (8 series,
-    not 6) and the noise-dims grid (other dimensions) compute their own, and so does toorPIA
-    (its maps are the release's imports)."""
+    whose maps' settings agree read the checkout's maps of the same stage, the noise-dims
+    probe among them (other dimensions, drawn alike: the dims both run are taken); the random
+    walk (8 series, not 6) computes its own, and so does toorPIA (its maps are the release's
+    imports)."""
     document = yaml.safe_load(tool().release_pipeline("v1.4.0"))
     embed = document["stages"]["embed"]
     assert embed["foreach"] == "${main_maps}"
@@ -109,8 +110,7 @@ def test_v1_4_0_takes_the_checkout_s_maps_where_the_settings_agree():
     items = document["vars"][0]["study_maps"]
     reusing = {key for key, item in items.items() if item["reuse"]}
     expected = {key for key, item in items.items()
-                if item["study"] in ("addplot", "hyperparams", "sweep_outlier_factor",
-                                     "sweep_minority_frac") and item["method"] != "toorPIA"}
+                if item["study"] != "random_walk" and item["method"] != "toorPIA"}
     assert reusing == expected
     for key, item in items.items():
         if key in reusing:
@@ -135,6 +135,35 @@ def test_the_living_configuration_takes_the_checkout_s_seeds_of_the_frozen_metho
         assert bool(item["reuse"]) == taken, item
         assert item["donor"] == (f"../../embeddings/{item['dataset']}/{item['method']}" if taken
                                  else f"data/{item['dataset']}")
+
+
+def test_the_living_studies_take_the_checkout_s_maps_of_the_frozen_methods():
+    """Its grid and dims differ from the checkout's, which only chooses the maps made: every
+    frozen method's study stage but toorPIA's reads the checkout's maps of the same stage."""
+    document = yaml.safe_load(tool().release_pipeline(LIVING))
+    frozen = load_params(REPO / "params.yaml")
+    for item in document["vars"][0]["study_maps"].values():
+        taken = item["method"] in frozen.methods and item["method"] != "toorPIA"
+        assert bool(item["reuse"]) == taken, item
+
+
+@pytest.mark.parametrize("change, same", [
+    ({"dims": [6, 80]}, True), ({"rotated": True}, True), ({"toorpia_dims": [768]}, True),
+    ({"data_seed": 7}, False), ({"cluster_std": 0.01}, False), ({"n_principal": 2}, False),
+], ids=["dims", "rotated", "toorpia-dims", "data-seed", "cluster-std", "n-principal"])
+def test_a_study_s_maps_are_shared_when_the_keys_that_draw_them_agree(change, same):
+    """noise_dims' dims choose which inputs are made; its data seed, signal columns and
+    cluster spread decide every input's bytes. ``methods`` only chooses the jobs."""
+    from drfidelity.studies import study
+
+    checkout = yaml.safe_load((REPO / "params.yaml").read_text())
+    configuration = {**checkout, "methods": ["PCA"], "studies": {
+        "noise_dims": {**checkout["studies"]["noise_dims"], **change}}}
+    compared = {"studies.noise_dims": study("noise_dims").map_keys, "methods": ()}
+    keys = ["methods", "method_params.${item.method}", "studies.${item.study}", "data.n"]
+    item = {"study": "noise_dims", "method": "PCA"}
+    assert tool()._reads_same(keys, item, configuration, checkout, compared) is same
+    assert tool()._reads_same(keys, item, configuration, checkout) is False
 
 
 @pytest.mark.parametrize("tag", CONFIGURATIONS)

@@ -151,7 +151,7 @@ def test_a_study_s_maps_are_recorded_with_the_sha256_of_their_files(maps_run):
     data = (base / "PCA/PCA/seed0.npy").read_bytes()
     assert record["maps"] == {"PCA/seed0.npy": {
         "method": "PCA", "seed": 0, "sha256": hashlib.sha256(data).hexdigest()}}
-    [(job, Y)], skipped = load_maps((Job.of("PCA", 0),), base, "", record["data_fingerprint"])
+    [(job, Y)], skipped, _ = load_maps((Job.of("PCA", 0),), base, "", record["data_fingerprint"])
     assert job == Job.of("PCA", 0) and not skipped
     assert np.array_equal(Y, np.load(base / "PCA/PCA/seed0.npy"))
 
@@ -333,3 +333,51 @@ def test_noise_dims_rotated_end_to_end(tmp_path):
     assert "rows marked (rotated)" in text and noise_dims.TOORPIA_NOT_ROTATED in text
     caption = noise_dims.paper_tables(s, kit, s.params)["noise_dims.tex"]
     assert "rows marked (rotated)" in caption and "PCA (rotated)" in caption
+
+
+def test_a_vendor_draw_missing_for_some_seeds_costs_those_seeds_alone(tmp_path, capsys):
+    """toorPIA's CSV-form endpoint cannot be asked for more maps than it stored: with two
+    stored draws on one input and three seeds asked, that input keeps its two maps (scored,
+    aggregated over two runs, said in the report), the third seed is named with its reason,
+    and an input with no draw at all is skipped whole."""
+    from drfidelity.core.params import load_params
+    from drfidelity.methods.external import EmbedContext, store
+    from drfidelity.report import kit
+    from drfidelity.report.document import to_markdown
+    from drfidelity.report.studies import StudyResults
+    from drfidelity.studies import noise_dims, study
+    from pipeline_helpers import stage_here, workspace
+
+    root = workspace(tmp_path / "draws", data__n=90, seeds=3, bootstrap__n_boot=50,
+                     methods=["PCA", "toorPIA"])
+    stage_here(root, "study_inputs", "noise_dims")
+    config = next(c for c in study("noise_dims").configs(load_params(root / "params.yaml"))
+                  if c.key == "dim20")
+    X = np.load(root / "data/studies/noise_dims/dim20/X.npy")
+    rng = np.random.default_rng(0)
+    for seed in (0, 1):
+        store(rng.normal(size=(len(X), 2)), X, EmbedContext(root, *config.context), "toorpia",
+              "fit", seed, {"endpoint": "a test's stored draw"})
+    stage_here(root, "study_embed", "noise_dims/toorPIA", jobs=1)
+    stage_here(root, "study_embed", "noise_dims/PCA", jobs=1)
+    status = json.loads((root / "embeddings/studies/noise_dims/toorPIA/dim20/status.json")
+                        .read_text())["methods"]["toorPIA"]
+    assert status["status"] == "ok" and status["seeds"] == [0, 1]
+    assert list(status["skipped"]) == ["2"] and "seed2.npy" in status["skipped"]["2"]
+    whole = json.loads((root / "embeddings/studies/noise_dims/toorPIA/dim6/status.json")
+                       .read_text())["methods"]["toorPIA"]
+    assert whole["status"] == "skipped" and "seeds" not in whole
+
+    capsys.readouterr()
+    stage_here(root, "study_score", "noise_dims/dimsweep")
+    assert "toorPIA on dim20: seeds 2 not run: no cache at" in capsys.readouterr().out
+    rows = read(root / "results/studies/dimsweep_per_run.csv")
+    assert sorted(rows[rows["method"] == "toorPIA"]["seed"]) == [0, 1]
+    aggregated = read(root / "results/studies/dimsweep_aggregated.csv")
+    assert set(aggregated[aggregated["method"] == "toorPIA"]["n_runs"]) == {2}
+    assert set(aggregated[aggregated["method"] == "PCA"]["n_runs"]) == {1}
+
+    s = StudyResults({"dimsweep_aggregated": aggregated}, params=load_params(root / "params.yaml"))
+    text = to_markdown(noise_dims.section(s, kit.KIT))
+    assert ("toorPIA (CSV-form endpoint)'s row stands on its 2 stored draws per input, not the "
+            "3 seeds") in text

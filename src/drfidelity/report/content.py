@@ -19,15 +19,14 @@ from drfidelity.datasets.registry import DATASETS, knob_values
 from drfidelity.report.captions import figure_caption
 from drfidelity.report.claims import claims, tuning_table
 from drfidelity.report.document import Block, Bullets, Figure, Heading, Para, Quote, Table, slug
-from drfidelity.report.guide import (CLAIMS, and_list, claims_section, dataset_count,
-                                     methodology, reading_guide, rebuild_section,
-                                     run_once_sentence)
+from drfidelity.report.guide import (CLAIMS, claims_section, dataset_count, methodology,
+                                     reading_guide, rebuild_section, run_once_sentence)
 from drfidelity.report.inputs import Inputs
 from drfidelity.report.movement import HEADING as MOVEMENT, Rule, movement_section, moved, steps
 from drfidelity.report.ranking import rank_stability
 from drfidelity.report.releases import release_pointer, release_section, title as release_title
 from drfidelity.report.studies import STUDIES_HEADING, study_blocks
-from drfidelity.report.tables import TRUTH_PAIRS, fixed, interval_words, truth_table
+from drfidelity.report.tables import TRUTH_PAIRS, and_list, fixed, interval_words, truth_table
 
 UPSTREAM = "DR Fidelity Benchmark {} (toorpia/dr-fidelity-benchmark, MIT)"
 

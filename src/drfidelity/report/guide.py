@@ -17,17 +17,13 @@ from drfidelity.report.document import Block, Bullets, Code, Figure, Heading, Pa
 from drfidelity.report.inputs import Inputs
 from drfidelity.report.ranking import TOP_POINTS, TRUTH_RANKABLE, scored_columns
 from drfidelity.report.studies import STUDIES_HEADING, study_glossary
-from drfidelity.report.tables import CI_MIN_WIDTH, CRUSH_LIMIT, fixed, interval_words
+from drfidelity.report.tables import (CI_MIN_WIDTH, CRUSH_LIMIT, and_list, fixed,
+                                      interval_words)
 
 
 def points_rule() -> str:
     """"5/4/3/2/1": the points of places 1..TOP_POINTS."""
     return "/".join(str(TOP_POINTS - i) for i in range(TOP_POINTS))
-
-
-def and_list(items: list[str]) -> str:
-    """"a, b and c"."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def dataset_count(k: int, n: int) -> str:

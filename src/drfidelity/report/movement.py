@@ -21,7 +21,7 @@ import pandas as pd
 from drfidelity.registry import METHODS
 from drfidelity.report.document import Block, Heading, Para, Table
 from drfidelity.report.ranking import row_orders, scored_keys
-from drfidelity.report.tables import Cell, Column, RankingTable
+from drfidelity.report.tables import Cell, Column, RankingTable, and_list
 
 HEADING = "What moved from the frozen ranking"
 #: the step of the frozen configuration's runs scored by this configuration's score stage
@@ -74,10 +74,6 @@ class Moved:
     moves: tuple[Move, ...]
 
 
-def _names(methods: Sequence[str]) -> str:
-    return ", ".join(methods)
-
-
 def _seeds(seeds: int) -> str:
     return f"seeds 0–{seeds - 1}" if seeds > 1 else "seed 0"
 
@@ -103,8 +99,8 @@ def steps(frozen_runs: pd.DataFrame, frozen: Rule, runs: pd.DataFrame, here: Rul
     if added or dropped:
         rule = Rule(here.methods, rule.seeds, rule.ranking)
         change = " and ".join(part for part in (
-            f"{_names(added)} added" if added else "",
-            f"{_names(dropped)} left out" if dropped else "") if part)
+            f"{and_list(added)} added" if added else "",
+            f"{and_list(dropped)} left out" if dropped else "") if part)
         found.append(Step(change, _ranked(runs, datasets, rule)))
     if here.seeds != frozen.seeds:
         rule = Rule(rule.methods, here.seeds, rule.ranking)
@@ -150,7 +146,7 @@ def _column(points: str) -> str:
 
 
 def _where(on: Sequence[str], datasets: Sequence[str]) -> str:
-    return "" if list(on) == list(datasets) else f" on {_names(on)}"
+    return "" if list(on) == list(datasets) else f" on {and_list(on)}"
 
 
 def moved(found: Sequence[Step], datasets: Sequence[str]) -> list[Moved]:
@@ -180,9 +176,9 @@ def moved(found: Sequence[Step], datasets: Sequence[str]) -> list[Moved]:
 def _words(move: Move) -> str:
     others = []
     if move.passed_by:
-        others.append(f"passed by {_names(move.passed_by)}")
+        others.append(f"passed by {and_list(move.passed_by)}")
     if move.passed:
-        others.append(f"passes {_names(move.passed)}")
+        others.append(f"passes {and_list(move.passed)}")
     return f"{move.change}: {move.before} → {move.after} ({'; '.join(others)})"
 
 
@@ -203,7 +199,7 @@ def movement_section(found: Sequence[Step], places: Sequence[Moved], frozen: Rul
     total = sum(len([m for m in order if m in found[-1].orders[d]])
                 for d, order in found[0].orders.items())
     text = (f"The frozen ranking is the checkout's ([REPORT.md]({checkout}/REPORT.md): "
-            f"{_names(frozen.methods)}; {_seeds(frozen.seeds)} of the stochastic methods; "
+            f"{and_list(frozen.methods)}; {_seeds(frozen.seeds)} of the stochastic methods; "
             "its rule). This ranking is reached from it one change at a time, each ranking "
             "recomputed from the runs: " + ("; then ".join(s.change for s in found[1:]) or "none")
             + ". Every method runs at its defaults on the same unrotated inputs in both, so "

@@ -109,6 +109,11 @@ def lowest_median_chance(runs: int) -> float:
                      for k in range(runs // 2 + 1, runs + 1))
 
 
+def and_list(items: list[str]) -> str:
+    """"a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def interval_words(runs: int, alpha: float) -> str:
     """What the bracketed interval after a median over ``runs`` runs is, in words. It is the
     bootstrap's percentile interval of the median; with few runs a resampled median is the

@@ -4,8 +4,8 @@ main inputs of ``studies.hyperparams.datasets``.
 With ``select_seeds: k`` (k > 0), each studied method also gets a tuned row: the value with
 the best median near ρ over seeds 0..k-1, scored over the other seeds, beside the default
 scored over the same seeds. Choosing and scoring on one set of runs would report the best of
-five noisy medians, which overstates what tuning gains; a deterministic method runs once, so
-its row is chosen and scored on that one run, and says so.
+the grid's noisy medians, which overstates what tuning gains; a deterministic method runs
+once, so its row is chosen and scored on that one run, and says so.
 
 Those inputs are generated again (the same bytes as ``data/<dataset>/``), so the study never
 depends on a main dataset that ``datasets`` leaves out; the grid's default values are embedded
@@ -266,6 +266,7 @@ STAGE_WORDS = "the hyper-parameter sensitivity stage"
 SPEC = StudySpec(
     name=NAME, schema={"datasets": [str], "grid": dict, "select_seeds": int}, check=check,
     inputs=inputs, defaults={"select_seeds": 0},  # the frozen params leave it out: no tuned rows
+    map_keys=(),  # the grid's values are the maps' settings, which the reuse compares per job
     notes=notes, readouts=readouts, tabulate=tabulate, tables=(PAIR,),
     reads=("data", "datasets", "dataset_params"), maps=None, stage_words=STAGE_WORDS,
     report_order=60, report_tables=(PAIR.per_run, PAIR.aggregated), figures=figures,

@@ -271,6 +271,8 @@ def section(s, kit) -> list:
         "chance is 1/3.")]
     if rotated_methods(generic, kit):
         blocks.append(kit.Para(rotated_words(generic, kit)))
+    if stored_draws_words(generic, s.params):
+        blocks.append(kit.Para(stored_draws_words(generic, s.params)))
     return blocks
 
 
@@ -291,6 +293,24 @@ def rotated_words(generic, kit) -> str:
             "spread over every column), for "
             f"{', '.join(rotated_methods(generic, kit))}. toorPIA has no rotated row: "
             f"{TOORPIA_NOT_ROTATED}.")
+
+
+def stored_draws_words(generic, params: Params | None) -> str:
+    """What toorPIA's CSV-form row stands on where its stored draws are fewer than the seeds
+    asked for ("" where they are not): the legacy endpoint cannot be called for more."""
+    runs = generic[(generic["method"] == "toorPIA") & (generic["metric"] == KNN_METRIC)]
+    if params is None or runs.empty or runs["n_runs"].min() >= params.seeds:
+        return ""
+    count = int(runs["n_runs"].min())
+    pooled = runs[runs["n_runs"] > count]
+    words = (f"{TOORPIA_CSVFORM}'s row stands on its {count} stored draws per input, not the "
+             f"{params.seeds} seeds the other stochastic methods run: that endpoint's maps are "
+             f"imported and cannot be asked for again, so its intervals are over {count} runs")
+    if not pooled.empty:
+        dims = " and ".join(str(int(d)) for d in pooled["dim"])
+        words += (f" ({int(pooled['n_runs'].max())} at D = {dims}, which pool the inputs of "
+                  f"{len(params.studies[NAME]['toorpia_extra_seeds'])} data seeds)")
+    return words + "."
 
 
 def paper_tables(s, kit, params: Params) -> dict[str, str]:
@@ -330,6 +350,7 @@ SPEC = StudySpec(
             "cluster_std": float, "toorpia_extra_dims": [int], "toorpia_extra_seeds": [int],
             "rotated": bool},
     defaults={"rotated": False},  # the frozen params (v1.4.0 and after) leave it out
+    map_keys=("data_seed", "n_principal", "cluster_std"),  # an input's draw, whatever its dim
     ranges={"dims": (1, None, False), "toorpia_dims": (1, None, False),
             "n_principal": (1, None, False), "cluster_std": (0, None, False),
             "toorpia_extra_dims": (1, None, False)},

@@ -179,7 +179,10 @@ class StudySpec:
     ``reads`` are the shared
     params keys its inputs read besides ``methods``, ``method_params`` and ``seeds`` (at most
     four: ``dvc.yaml``'s padding); ``maps`` the folder of ``external_maps/`` its toorPIA maps
-    come from (None: it reads none).
+    come from (None: it reads none); ``map_keys`` the keys of its section that decide the bytes
+    of a map (None: every key), where the others only choose which maps are made (dims, a
+    grid), so a configuration that differs from the checkout in those alone still takes the
+    checkout's maps of the jobs both run (``tools/release_pipeline.py``).
 
     Running: ``inputs(params, settings)`` -> its :class:`Config` list (following ``methods``
     and ``datasets``; ``notes`` says what they leave out); ``readouts(config, arrays, runs,
@@ -220,6 +223,7 @@ class StudySpec:
     macros: Callable[..., list[str]] | None = None
     glossary: Callable[[Params], tuple[str, ...]] | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    map_keys: tuple[str, ...] | None = None
 
     def settings(self, params: Params) -> dict:
         """``studies.<name>`` (``defaults`` for the keys it leaves out) checked against

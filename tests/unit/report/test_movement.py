@@ -62,8 +62,8 @@ def test_each_change_is_one_step_and_each_moved_place_names_the_changes_that_mov
     assert row[0] == "clusters"
     assert row[1][3].text == (
         "PaCMAP added: 2 → 3 (passed by PaCMAP); seeds 0–3 for the stochastic methods "
-        "(seeds 0–1 frozen): 3 → 1 (passes t-SNE, PaCMAP); near/truth ρ ranked: 1 → 3 "
-        "(passed by t-SNE, PaCMAP)")
+        "(seeds 0–1 frozen): 3 → 1 (passes t-SNE and PaCMAP); near/truth ρ ranked: 1 → 3 "
+        "(passed by t-SNE and PaCMAP)")
 
 
 def test_frozen_runs_that_score_otherwise_here_are_a_step_of_their_own():

@@ -5,9 +5,10 @@ A stage per (study, method) pair, so that an edit to one method's wrapper or set
 that method's maps alone. Its (input, seed) jobs run in the pool of
 :mod:`drfidelity.jobs.runner`, all inputs of the study at once, so two workers stay busy across
 the values of a sweep. Each input's ``status.json`` records per map label its seeds, settings,
-and whether it was injected or skipped (with the reason), and per map file its label, seed
-and sha256 (:func:`~drfidelity.core.layout.map_record`); a method the study does not run (not
-in its grid, say) leaves an empty one. A release's stage takes the maps of the same
+which seeds were injected and which skipped with the reason (the label is skipped when all
+were), and per map file its label, seed and sha256
+(:func:`~drfidelity.core.layout.map_record`); a method the study does not run (not in its
+grid, say) leaves an empty one. A release's stage takes the maps of the same
 computation from the checkout's map folder of the same stage (``reuse``:
 :mod:`drfidelity.jobs.reuse`).
 """
@@ -42,6 +43,15 @@ def _used(method: str, job: Job, meta: dict) -> dict:
     """The settings ``job`` runs with on its input (params over defaults, clamped to N)."""
     found = method_spec(method)
     return found.used(found.settings(job.kwargs), meta["shape"][0])
+
+
+def _seeds_or_skip(entry: dict) -> dict:
+    """A label's status: skipped with the first seed's reason when no seed ran; else its seeds
+    with the reason per seed it could not run (a vendor's cache holds fewer stored draws than
+    the seeds asked for), so a missing draw costs that draw and not the label's others."""
+    if entry["seeds"] or "skipped" not in entry:
+        return entry
+    return {"status": "skipped", "reason": next(iter(entry["skipped"].values()))}
 
 
 def embed_study(params: Params, target: str, root: Path, jobs: int | None = None,
@@ -84,9 +94,7 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
         for job in mine[config.key]:
             entry = status.setdefault(job.name, {"status": "ok", "seeds": [], "injected": {}})
             if job in skipped:
-                status[job.name] = {"status": "skipped", "reason": skipped[job]}
-                continue
-            if entry["status"] != "ok":
+                entry.setdefault("skipped", {})[str(job.seed)] = skipped[job]
                 continue
             entry["seeds"].append(job.seed)
             entry["settings"] = _used(method, job, metas[config.key])
@@ -96,6 +104,7 @@ def embed_study(params: Params, target: str, root: Path, jobs: int | None = None
                 Y = maps[job] if index < 0 else maps[job][index]
                 arrays[join(config.key, stem)] = Y
                 records[f"{stem}.npy"] = map_record(job.name, job.seed, Y)
+        status = {label: _seeds_or_skip(entry) for label, entry in status.items()}
         record = {"data_fingerprint": metas[config.key]["fingerprint"], "methods": status,
                   "maps": records}
         texts[join(config.key, "status.json")] = dumps_json(record)

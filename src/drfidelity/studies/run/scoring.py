@@ -8,7 +8,9 @@ jobs in params order. Maps are refused when they were not made from the current 
 not hold the jobs params asks for, so a removed method or seed never lingers in a table.
 Methods that did not run are named on the console (or, for a study with
 ``not_operable_rows``, listed as unsupported rows with the reason, as the previous release
-does). A pair with nothing to score (every job left out by ``methods``/``datasets``, or
+does), and so are the seeds a method could not run (a vendor's cache with fewer stored draws
+than seeds): its rows are those of the seeds that ran, and its aggregated ``n_runs`` says how
+many. A pair with nothing to score (every job left out by ``methods``/``datasets``, or
 skipped) is written with its header only.
 """
 
@@ -75,8 +77,9 @@ KIT = ScoringKit(Reference=Reference, canonical_reference=canonical_reference,
                  random_walk_readouts=random_walk_readouts, anchored_metrics=anchored_metrics,
                  aggregate_grouped=aggregate_grouped, aggregate_runs=bootstrapped_runs)
 def load_maps(jobs: tuple[Job, ...], base: Path, key: str, fingerprint: str
-              ) -> tuple[list[tuple], dict[str, str]]:
-    """The (job, map) pairs of input ``key`` in job order and the skip reason per label, read
+              ) -> tuple[list[tuple], dict[str, str], dict[str, tuple[list[int], str]]]:
+    """The (job, map) pairs of input ``key`` in job order, the skip reason per label none of
+    whose seeds ran, and (seeds, first reason) per label some of whose seeds did not run, read
     from each method's folder below the study's maps ``base``; refused when a folder was made
     from other data or for other jobs, or a map is not the file its stage wrote
     (:func:`~drfidelity.core.layout.read_map`)."""
@@ -93,27 +96,37 @@ def load_maps(jobs: tuple[Job, ...], base: Path, key: str, fingerprint: str
     wanted: dict[str, list[int]] = {}
     for job in jobs:
         wanted.setdefault(job.name, []).append(job.seed)
-    have = {label: entry.get("seeds", wanted.get(label)) for label, entry in status.items()
-            if label in wanted}
-    if have != wanted:
+    have = {label: sorted([*entry["seeds"], *map(int, entry.get("skipped", {}))])
+            if entry["status"] == "ok" else wanted.get(label)
+            for label, entry in status.items() if label in wanted}
+    if have != {label: sorted(seeds) for label, seeds in wanted.items()}:
         raise ValueError(f"{base / key} holds maps {have}, params.yaml asks for {wanted}: run "
                          "study_embed again")
-    runs = []
+    runs, partly = [], {}
     for job in jobs:
-        if status[job.name]["status"] == "ok":
+        entry = status[job.name]
+        if entry["status"] == "ok" and job.seed in entry["seeds"]:
             loaded = [read_map(folders[job.method], records[job.method], stem, job.name,
                                job.seed, stages[job.method]) for stem in map_names(job)]
             runs.append((job, loaded[0] if len(loaded) == 1 else tuple(loaded)))
+        elif entry["status"] == "ok":
+            partly.setdefault(job.name, []).append(job.seed)
     skipped = {label: e["reason"] for label, e in status.items()
                if label in wanted and e["status"] != "ok"}
-    return runs, skipped
+    skipped_seeds = {label: (seeds, status[label]["skipped"][str(seeds[0])])
+                     for label, seeds in partly.items()}
+    return runs, skipped, skipped_seeds
 
 
 def score_config(where: str, spec: StudySpec, config: Config, jobs: tuple[Job, ...],
                  arrays: dict, base: Path) -> list[dict]:
-    runs, skipped = load_maps(jobs, base, config.key, input_meta(arrays)["fingerprint"])
+    runs, skipped, skipped_seeds = load_maps(jobs, base, config.key,
+                                             input_meta(arrays)["fingerprint"])
     for label, reason in skipped.items():
         print(f"[{where}] {label} on {config.key or spec.name} not run: {reason}", flush=True)
+    for label, (seeds, reason) in skipped_seeds.items():
+        print(f"[{where}] {label} on {config.key or spec.name}: seeds "
+              f"{', '.join(map(str, seeds))} not run: {reason}", flush=True)
     rows = []
     for (job, _), metrics in zip(runs, spec.readouts(config, arrays, runs, KIT)):
         row = {**config.ids, "method": job.name, "seed": job.seed,
