@@ -157,13 +157,16 @@ def test_a_study_s_maps_are_shared_when_the_keys_that_draw_them_agree(change, sa
     from drfidelity.studies import study
 
     checkout = yaml.safe_load((REPO / "params.yaml").read_text())
-    configuration = {**checkout, "methods": ["PCA"], "studies": {
+    configuration = {**checkout, "studies": {
         "noise_dims": {**checkout["studies"]["noise_dims"], **change}}}
     compared = {"studies.noise_dims": study("noise_dims").map_keys, "methods": ()}
     keys = ["methods", "method_params.${item.method}", "studies.${item.study}", "data.n"]
     item = {"study": "noise_dims", "method": "PCA"}
-    assert tool()._reads_same(keys, item, configuration, checkout, compared) is same
+    # the whole section compared, as before map_keys: every change refuses
     assert tool()._reads_same(keys, item, configuration, checkout) is False
+    # with map_keys, and with another methods list (which only chooses the jobs)
+    configuration["methods"] = ["PCA"]
+    assert tool()._reads_same(keys, item, configuration, checkout, compared) is same
 
 
 @pytest.mark.parametrize("tag", CONFIGURATIONS)
